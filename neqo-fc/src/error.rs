@@ -1,0 +1,81 @@
+//! Errors a receiver raises, with the QUIC transport error code each maps to.
+
+use std::fmt;
+
+/// QUIC transport error code (RFC 9000 §20.1).
+pub type TransportErrorCode = u64;
+
+/// A flow-control violation or an invalid value. Every fallible call in this
+/// crate returns one of these instead of panicking; the state of the
+/// controller is left exactly as it was before the failing call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The peer sent data beyond the advertised limit (RFC 9000 §4.1):
+    /// close the connection with FLOW_CONTROL_ERROR (0x03).
+    FlowControl {
+        /// The offset (stream) or byte count (connection) the peer reached.
+        received: u64,
+        /// The limit we had advertised.
+        limit: u64,
+    },
+    /// The final size of a stream changed, or data was received beyond it,
+    /// or the final size lies below data already received (RFC 9000 §4.5):
+    /// FINAL_SIZE_ERROR (0x06).
+    FinalSize {
+        /// The final size known before this call (or the highest received
+        /// offset when the new final size lies below it).
+        known: u64,
+        /// The conflicting value the peer sent.
+        received: u64,
+    },
+    /// A value does not fit a QUIC variable-length integer (≥ 2^62,
+    /// RFC 9000 §16, §19.8): FRAME_ENCODING_ERROR (0x07).
+    ValueTooLarge(u64),
+    /// The embedding stack tried to retire bytes that were never received:
+    /// a local bug, reported as INTERNAL_ERROR (0x01) rather than a panic.
+    RetiredBeyondReceived {
+        /// Offset (stream) or count (connection) the caller tried to retire.
+        retired: u64,
+        /// What has been received so far.
+        received: u64,
+    },
+}
+
+impl Error {
+    /// The QUIC transport error code to close the connection with.
+    #[must_use]
+    pub const fn code(&self) -> TransportErrorCode {
+        match self {
+            Self::FlowControl { .. } => 0x03,
+            Self::FinalSize { .. } => 0x06,
+            Self::ValueTooLarge(_) => 0x07,
+            Self::RetiredBeyondReceived { .. } => 0x01,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::FlowControl { received, limit } => {
+                write!(
+                    f,
+                    "FLOW_CONTROL_ERROR: peer reached {received}, limit {limit}"
+                )
+            }
+            Self::FinalSize { known, received } => {
+                write!(f, "FINAL_SIZE_ERROR: known {known}, peer sent {received}")
+            }
+            Self::ValueTooLarge(v) => write!(f, "FRAME_ENCODING_ERROR: {v} is not below 2^62"),
+            Self::RetiredBeyondReceived { retired, received } => write!(
+                f,
+                "INTERNAL_ERROR: retiring {retired} but only {received} received"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for results in this crate.
+pub type Res<T> = Result<T, Error>;

@@ -1,0 +1,104 @@
+//! Exact rational fractions for thresholds and ratios (update fraction,
+//! seed fraction, connection floor), so configuration never needs floats.
+
+use crate::math::mul_div;
+
+/// A non-negative rational `num / den` with `den > 0`.
+///
+/// Invariant: `den ≥ 1` (the constructor rejects zero denominators).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fraction {
+    num: u32,
+    den: u32,
+}
+
+impl Fraction {
+    /// One quarter: neqo's update threshold and our default seed fraction.
+    pub const QUARTER: Self = Self { num: 1, den: 4 };
+    /// One half: quiche's, Chromium's and yamux's update threshold.
+    pub const HALF: Self = Self { num: 1, den: 2 };
+    /// One: "update only when the window is exhausted".
+    pub const ONE: Self = Self { num: 1, den: 1 };
+    /// Three halves: the default connection-window floor over the largest
+    /// stream window (quiche and quic-go use the same ratio).
+    pub const THREE_HALVES: Self = Self { num: 3, den: 2 };
+
+    /// `num / den`, or `None` when `den == 0`.
+    #[must_use]
+    pub const fn new(num: u32, den: u32) -> Option<Self> {
+        if den == 0 {
+            None
+        } else {
+            Some(Self { num, den })
+        }
+    }
+
+    /// The nearest fraction with denominator 65,536 to a decimal value (for
+    /// command lines); `None` for NaN, negative or values above 65,535.
+    #[must_use]
+    pub fn from_f64(v: f64) -> Option<Self> {
+        if !v.is_finite() || !(0.0..65_536.0).contains(&v) {
+            return None;
+        }
+        let num = (v * 65_536.0).round();
+        // In range by the check above; `as` cannot truncate here.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let num = num as u64;
+        let num = u32::try_from(num).ok()?;
+        Some(Self { num, den: 65_536 })
+    }
+
+    /// Numerator.
+    #[must_use]
+    pub const fn num(self) -> u32 {
+        self.num
+    }
+
+    /// Denominator (always ≥ 1).
+    #[must_use]
+    pub const fn den(self) -> u32 {
+        self.den
+    }
+
+    /// `⌊x × num / den⌋`, saturating; never panics.
+    #[must_use]
+    pub fn of(self, x: u64) -> u64 {
+        mul_div(x, u64::from(self.num), u64::from(self.den))
+    }
+
+    /// True if `0 < self ≤ 1`.
+    #[must_use]
+    pub const fn is_proper_nonzero(self) -> bool {
+        self.num > 0 && self.num <= self.den
+    }
+
+    /// The value as `f64`, for display only.
+    #[must_use]
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.num) / f64::from(self.den)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fraction;
+
+    #[test]
+    fn applies_exactly() {
+        assert_eq!(Fraction::QUARTER.of(1 << 20), 1 << 18);
+        assert_eq!(Fraction::THREE_HALVES.of(1000), 1500);
+        assert_eq!(Fraction::QUARTER.of(3), 0);
+        assert_eq!(Fraction::THREE_HALVES.of(u64::MAX), u64::MAX);
+        assert!(Fraction::new(1, 0).is_none());
+    }
+
+    #[test]
+    fn from_decimal() {
+        assert_eq!(Fraction::from_f64(0.25).unwrap().of(1 << 20), 1 << 18);
+        assert_eq!(Fraction::from_f64(1.0).unwrap().of(77), 77);
+        assert!(Fraction::from_f64(-0.1).is_none());
+        assert!(Fraction::from_f64(f64::NAN).is_none());
+        assert!(!Fraction::from_f64(0.0).unwrap().is_proper_nonzero());
+        assert!(!Fraction::from_f64(1.5).unwrap().is_proper_nonzero());
+    }
+}

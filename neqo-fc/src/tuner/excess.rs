@@ -1,0 +1,166 @@
+//! The default tuner: grow by the excess of retired bytes over what the
+//! current window could have carried, times a bonus.
+//!
+//! Rule (M. Thomson, neqo PR #1868; neqo ships it with a fixed ¾ share):
+//!
+//! ```text
+//! effective = window − update_fraction × window
+//! expected  = effective × elapsed / rtt
+//! excess    = retired_since_update − expected
+//! window   += bonus × excess          if excess > 0, capped
+//! ```
+//!
+//! Why `effective = (1 − f) × window`: the sender's limit lags the reader
+//! by up to `f × window` (the receiver waits for that much retirement
+//! before updating), so only `(1 − f) × window` is sure to be usable each
+//! RTT. A window is therefore "enough" once `(1 − f) × window / rtt`
+//! covers the retire rate, i.e. at `window = BDP / (1 − f)` — ≈ 1.33 × BDP
+//! for the default f = ¼ — where the excess, and growth, stop. While the
+//! window limits the sender, a whole window is retired per RTT, so the
+//! excess is `f × window` per RTT and a bonus of `1 / f` (4 for ¼) grows
+//! the window by one window per RTT: as fast as slow start doubles.
+//!
+//! With `f = 1` (update only on exhaustion) no window is ever "enough" —
+//! the sender always stalls for a round trip — so the tuner grows to its
+//! cap, which is the honest answer for that update policy.
+//!
+//! We default to `min_rtt` as the denominator: `smoothed_rtt` includes
+//! queueing delay that a bigger window would only make worse (a standing
+//! queue inflates srtt, which inflates the window, which lets the sender
+//! fill more queue). [`RttChoice::Smoothed`] reproduces neqo.
+
+use super::{TuneInput, Tuner};
+use crate::{SubjectKind, math};
+
+/// Which RTT figure divides the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttChoice {
+    /// `min_rtt`: the base round trip (our default).
+    Min,
+    /// `smoothed_rtt`: what neqo passes.
+    Smoothed,
+}
+
+/// The excess-retirement tuner. Invariant: never returns more than the cap
+/// for the subject kind, never less than the current window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExcessTuner {
+    /// Multiplier applied to the excess (default 4).
+    pub bonus: u64,
+    /// Largest stream window.
+    pub max_stream_window: u64,
+    /// Largest connection window.
+    pub max_connection_window: u64,
+    /// RTT used as the denominator.
+    pub rtt_choice: RttChoice,
+}
+
+impl ExcessTuner {
+    /// The default: bonus 4, caps 32 MiB / 48 MiB, `min_rtt`.
+    pub const DEFAULT: Self = Self {
+        bonus: 4,
+        max_stream_window: 32 << 20,
+        max_connection_window: 48 << 20,
+        rtt_choice: RttChoice::Min,
+    };
+}
+
+impl Default for ExcessTuner {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl Tuner for ExcessTuner {
+    fn tune(&self, input: &TuneInput) -> u64 {
+        let cap = self.max_window(input.kind);
+        let window = input.window;
+        if window >= cap {
+            return window;
+        }
+        let rtt = match self.rtt_choice {
+            RttChoice::Min => input.rtt.min,
+            RttChoice::Smoothed => input.rtt.smoothed,
+        };
+        let effective = window - input.update_fraction.of(window).min(window);
+        let expected = math::mul_div(effective, math::nanos(input.elapsed), math::nanos(rtt));
+        let Some(excess) = input.retired_since_update.checked_sub(expected) else {
+            return window;
+        };
+        if excess == 0 {
+            return window;
+        }
+        window
+            .saturating_add(excess.saturating_mul(self.bonus))
+            .min(cap)
+    }
+
+    fn max_window(&self, kind: SubjectKind) -> u64 {
+        match kind {
+            SubjectKind::Stream => self.max_stream_window,
+            SubjectKind::Connection => self.max_connection_window,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Fraction, Rtt};
+
+    fn input(window: u64, retired: u64, elapsed_ms: u64) -> TuneInput {
+        TuneInput {
+            kind: SubjectKind::Stream,
+            window,
+            retired_since_update: retired,
+            elapsed: Duration::from_millis(elapsed_ms),
+            rtt: Rtt::from(Duration::from_millis(100)),
+            update_fraction: Fraction::QUARTER,
+        }
+    }
+
+    #[test]
+    fn grows_by_bonus_times_excess() {
+        // effective = 750_000; expected over 100 ms = 750_000.
+        let t = ExcessTuner::DEFAULT;
+        assert_eq!(t.tune(&input(1_000_000, 750_000, 100)), 1_000_000);
+        assert_eq!(t.tune(&input(1_000_000, 750_001, 100)), 1_000_004);
+        assert_eq!(t.tune(&input(1_000_000, 749_999, 100)), 1_000_000);
+        // A whole window per RTT doubles it.
+        assert_eq!(t.tune(&input(1_000_000, 1_000_000, 100)), 2_000_000);
+    }
+
+    #[test]
+    fn respects_the_cap() {
+        let t = ExcessTuner::DEFAULT;
+        let cap = t.max_stream_window;
+        assert_eq!(t.tune(&input(cap - 1, u64::MAX >> 2, 1)), cap);
+        assert_eq!(t.tune(&input(cap + 5, u64::MAX >> 2, 1)), cap + 5);
+    }
+
+    #[test]
+    fn smoothed_rtt_choice_uses_srtt() {
+        let mut i = input(1_000_000, 1_000_000, 100);
+        i.rtt = Rtt::new(Duration::from_millis(200), Duration::from_millis(100));
+        let neqo_like = ExcessTuner {
+            rtt_choice: RttChoice::Smoothed,
+            ..ExcessTuner::DEFAULT
+        };
+        // expected = 750_000 × 100/200 = 375_000; excess 625_000 × 4.
+        assert_eq!(neqo_like.tune(&i), 3_500_000);
+        assert_eq!(ExcessTuner::DEFAULT.tune(&i), 2_000_000);
+    }
+
+    #[test]
+    fn zero_rtt_and_huge_durations_do_not_panic() {
+        let t = ExcessTuner::DEFAULT;
+        let mut i = input(1 << 20, 1 << 61, 0);
+        i.rtt = Rtt::from(Duration::ZERO);
+        i.elapsed = Duration::MAX;
+        assert_eq!(t.tune(&i), 1 << 20);
+        i.elapsed = Duration::ZERO;
+        assert_eq!(t.tune(&i), t.max_stream_window);
+    }
+}

@@ -1,0 +1,2 @@
+//! `fc-lab`: placeholder until the CLI lands.
+fn main() {}
