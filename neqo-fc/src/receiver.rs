@@ -391,13 +391,13 @@ impl ReceiverFlowControl<StreamId> {
         if fin {
             return self.set_final_size(end);
         }
-        if let Some(known) = self.final_size {
-            if end > known {
-                return Err(Error::FinalSize {
-                    known,
-                    received: end,
-                });
-            }
+        if let Some(known) = self.final_size
+            && end > known
+        {
+            return Err(Error::FinalSize {
+                known,
+                received: end,
+            });
         }
         if end > self.max_allowed {
             return Err(Error::FlowControl {
