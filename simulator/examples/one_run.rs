@@ -1,0 +1,56 @@
+//! Runs one bulk download and prints its metrics:
+//! `cargo run --release -p neqo-fc-sim --example one_run -- RATE_MBIT RTT_MS MB [unlimited]`.
+
+use std::{sync::Arc, time::Duration};
+
+use neqo_fc::{Fixed, MAX_VARINT};
+use neqo_fc_sim::{
+    net::{PathConfig, bdp_bytes},
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
+    let rate = arg(1, 1000) * 1_000_000;
+    let rtt = Duration::from_millis(arg(2, 50));
+    let bytes = arg(3, 1024) << 20;
+    let unlimited = args.get(4).is_some_and(|a| a == "unlimited");
+    let path = PathConfig {
+        rate_bps: Some(rate),
+        queue_bytes: bdp_bytes(rate, rtt),
+        delay: rtt / 2,
+        ..PathConfig::default()
+    };
+    let workload = Workload {
+        kind: WorkloadKind::Bulk { bytes },
+        streams: 1,
+        reader: ReaderSpeed::Unlimited,
+        stall: None,
+    };
+    let mut s = Scenario::new(path, workload);
+    if unlimited {
+        s.fc.initial_stream_window = MAX_VARINT;
+        s.fc.initial_connection_window = MAX_VARINT;
+        s.fc.max_stream_window = MAX_VARINT;
+        s.fc.max_connection_window = MAX_VARINT;
+        s.tuner = Arc::new(Fixed {
+            stream: MAX_VARINT,
+            connection: MAX_VARINT,
+        });
+    }
+    let start = std::time::Instant::now();
+    let r = run(&s);
+    let wall = start.elapsed();
+    let m = &r.metrics;
+    println!("bdp {} | {:?}", bdp_bytes(rate, rtt), m);
+    println!(
+        "goodput {:.1} Mbit/s  dur {:?}  peak stream win {:.2} BDP  wall {:?}  events {}  ({:.0} ns/event)",
+        m.goodput_bps / 1e6,
+        m.duration,
+        m.peak_stream_window as f64 / bdp_bytes(rate, rtt) as f64,
+        wall,
+        m.events,
+        wall.as_nanos() as f64 / m.events as f64
+    );
+}

@@ -1,0 +1,78 @@
+//! What a run measured. All quantities are simulated, hence deterministic.
+
+use std::time::Duration;
+
+/// One point of the sampled time series (for plots).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Simulated time since start.
+    pub time: Duration,
+    /// Largest stream receive window at the client, bytes.
+    pub stream_window: u64,
+    /// Connection receive window at the client, bytes.
+    pub conn_window: u64,
+    /// Sender congestion window, bytes.
+    pub cwnd: u64,
+    /// Sender bytes in flight.
+    pub bytes_in_flight: u64,
+    /// Bytes the client application has read so far (all streams).
+    pub delivered: u64,
+    /// Bytes buffered at the client (received, not read), all streams.
+    pub recv_buffer: u64,
+    /// Credit outstanding summed over the client's streams (limit − read).
+    pub total_credit: u64,
+}
+
+/// Results of one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// Bytes the client application read (all streams).
+    pub bytes: u64,
+    /// Time the last byte was read (or the run stopped).
+    pub duration: Duration,
+    /// True when every stream completed.
+    pub completed: bool,
+    /// `bytes × 8 / duration`.
+    pub goodput_bps: f64,
+    /// Time the forward bottleneck spent serialising / duration.
+    pub link_utilisation: f64,
+    /// Datagrams dropped on either path (queue, random loss, CoDel).
+    pub drops: u64,
+    /// Stream bytes sent more than once.
+    pub retransmitted_bytes: u64,
+    /// Packets declared lost by the sender.
+    pub packets_lost: u64,
+    /// Time the sender had data and congestion window but no flow-control
+    /// credit (stream or connection).
+    pub fc_blocked: Duration,
+    /// Largest stream receive window at the client.
+    pub peak_stream_window: u64,
+    /// Largest connection receive window at the client.
+    pub peak_conn_window: u64,
+    /// Largest receive-buffer occupancy (out-of-order + unread), bytes.
+    pub peak_recv_buffer: u64,
+    /// Largest credit outstanding summed over streams (limit − read).
+    pub peak_total_credit: u64,
+    /// Largest congestion window.
+    pub peak_cwnd: u64,
+    /// MAX_DATA + MAX_STREAM_DATA frames the client sent.
+    pub window_updates_sent: u64,
+    /// DATA_BLOCKED + STREAM_DATA_BLOCKED frames the server sent.
+    pub blocked_frames_sent: u64,
+    /// Per-stream completion times (time each stream's last byte was read), by stream index.
+    pub stream_completion: Vec<Duration>,
+    /// Jain's fairness index over the streams' goodputs (1.0 = equal).
+    pub fairness_index: f64,
+    /// Number of simulator events processed.
+    pub events: u64,
+    /// FNV-1a fingerprint of the event stream (determinism checks).
+    pub event_hash: u64,
+    /// Transport error that closed the connection, if any (code, reason).
+    pub error: Option<(u64, String)>,
+    /// Bytes whose content failed verification (verify mode; must be 0).
+    pub verify_failures: u64,
+    /// Smoothed RTT at the end, at the sender.
+    pub final_srtt: Duration,
+    /// Minimum RTT seen by the sender.
+    pub min_rtt: Duration,
+}

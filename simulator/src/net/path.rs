@@ -1,0 +1,541 @@
+//! One direction of a network path: the canonical element chain
+//! RandomLoss → Bottleneck → Delay → Jitter.
+//!
+//! Why this order:
+//! - Random loss comes first, so a datagram lost on the way in never takes
+//!   queue space or link time (loss on an access hop before the bottleneck).
+//! - The bottleneck is an analytic FIFO that needs arrivals in non-decreasing
+//!   time. Anything that can reorder (jitter with `reorder = true`) must
+//!   therefore come after the queue: placed before it, the reordering would
+//!   be clamped away and the queue would see wrong arrival times. A FIFO
+//!   cannot reorder by itself either; reordering happens past it.
+//! - Propagation delay is constant, so its place relative to the queue only
+//!   shifts times; after the queue keeps queue timestamps equal to send times.
+//!
+//! Only configured elements are built; the per-datagram cost is a few
+//! branches plus the bottleneck's deque update.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::bottleneck::{Bottleneck, DEFAULT_OVERHEAD_BYTES};
+use super::codel::CodelParams;
+use super::delay::Delay;
+use super::jitter::Jitter;
+use super::loss::{GilbertElliott, LossError, RandomLoss};
+use super::{DropReason, Element, Verdict};
+use crate::rng::Rng;
+use crate::time::Time;
+
+/// Random-loss model of a path direction.
+#[derive(Copy, Clone, Debug, PartialEq, Default)]
+pub enum LossModel {
+    /// No random loss.
+    #[default]
+    None,
+    /// Each datagram lost independently with probability `rate`.
+    Bernoulli {
+        /// Loss probability in `[0, 1]`.
+        rate: f64,
+    },
+    /// Bursty loss (simple Gilbert model, see [`GilbertElliott::from_mean`]).
+    GilbertElliott {
+        /// Long-run loss rate in `[0, 1)`.
+        mean_rate: f64,
+        /// Mean number of consecutive losses, at least 1.
+        mean_burst: f64,
+    },
+}
+
+/// Configuration of one path direction.
+///
+/// Invariant: none enforced at construction; [`PathConfig::validate`] reports
+/// out-of-range loss parameters and [`Path::new`] clamps them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathConfig {
+    /// Bottleneck rate in bit/s; `None` = no bottleneck (infinitely fast).
+    pub rate_bps: Option<u64>,
+    /// Bottleneck queue capacity in payload bytes, excluding the datagram in
+    /// service. Default 500,000 (neqo's gigabit bench).
+    pub queue_bytes: u64,
+    /// Per-datagram link overhead added to the UDP payload for link time.
+    /// Default 28 (IPv4 + UDP); neqo's bench uses 80.
+    pub overhead_bytes: u32,
+    /// Use CoDel (RFC 8289 defaults) at the bottleneck; ignored without one.
+    pub codel: bool,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Random loss.
+    pub loss: LossModel,
+    /// Largest extra random delay; zero = no jitter.
+    pub jitter: Duration,
+    /// Whether jitter may reorder datagrams.
+    pub jitter_reorders: bool,
+}
+
+impl Default for PathConfig {
+    /// No bottleneck, no delay, no loss, no jitter, 28 bytes of overhead.
+    fn default() -> Self {
+        Self {
+            rate_bps: None,
+            queue_bytes: 500_000,
+            overhead_bytes: DEFAULT_OVERHEAD_BYTES,
+            codel: false,
+            delay: Duration::ZERO,
+            loss: LossModel::None,
+            jitter: Duration::ZERO,
+            jitter_reorders: false,
+        }
+    }
+}
+
+/// A configuration value out of range.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum PathConfigError {
+    /// The loss model's parameters are invalid.
+    Loss(LossError),
+}
+
+impl fmt::Display for PathConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Loss(e) => write!(f, "invalid loss model: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PathConfigError {}
+
+impl From<LossError> for PathConfigError {
+    fn from(e: LossError) -> Self {
+        Self::Loss(e)
+    }
+}
+
+impl PathConfig {
+    /// Checks the parameters [`Path::new`] would otherwise clamp.
+    ///
+    /// # Errors
+    /// [`PathConfigError::Loss`] for a loss rate or burst length out of range.
+    pub fn validate(&self) -> Result<(), PathConfigError> {
+        self.loss_element()?;
+        Ok(())
+    }
+
+    /// The loss element this config asks for (`None` if lossless).
+    fn loss_element(&self) -> Result<Option<RandomLoss>, LossError> {
+        Ok(match self.loss {
+            LossModel::None => None,
+            LossModel::Bernoulli { rate } => Some(RandomLoss::bernoulli(rate)?),
+            LossModel::GilbertElliott {
+                mean_rate,
+                mean_burst,
+            } => Some(RandomLoss::gilbert_elliott(GilbertElliott::from_mean(
+                mean_rate, mean_burst,
+            )?)),
+        })
+    }
+
+    /// Like `loss_element` but never fails: out-of-range values are clamped.
+    fn loss_element_clamped(&self) -> Option<RandomLoss> {
+        self.loss_element().unwrap_or_else(|_| match self.loss {
+            LossModel::None => None,
+            LossModel::Bernoulli { rate } => {
+                let rate = if rate.is_nan() {
+                    0.0
+                } else {
+                    rate.clamp(0.0, 1.0)
+                };
+                RandomLoss::bernoulli(rate).ok()
+            }
+            LossModel::GilbertElliott {
+                mean_rate,
+                mean_burst,
+            } => Some(RandomLoss::gilbert_elliott(
+                GilbertElliott::from_mean_clamped(mean_rate, mean_burst),
+            )),
+        })
+    }
+}
+
+/// Counters of one path direction.
+///
+/// Invariant: `packets_in` = `forwarded_packets` + `dropped_queue` +
+/// `dropped_loss` + `dropped_codel` (every datagram is counted exactly once).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathStats {
+    /// Datagrams offered to the path.
+    pub packets_in: u64,
+    /// Tail drops at the bottleneck.
+    pub dropped_queue: u64,
+    /// Random losses.
+    pub dropped_loss: u64,
+    /// CoDel drops at the bottleneck.
+    pub dropped_codel: u64,
+    /// Largest bottleneck queue (payload bytes waiting, not in service).
+    pub peak_queue_bytes: u64,
+    /// Datagrams that came out of the far end.
+    pub forwarded_packets: u64,
+    /// Payload bytes of those datagrams.
+    pub forwarded_bytes: u64,
+    /// Time the bottleneck spent serialising (zero without one).
+    pub busy_time: Duration,
+}
+
+/// One direction of a path: the configured subset of
+/// RandomLoss → Bottleneck → Delay → Jitter.
+///
+/// Invariant: `send` must be called in non-decreasing `now` (the bottleneck
+/// clamps earlier times to the latest one seen).
+#[derive(Debug)]
+pub struct Path {
+    loss: Option<RandomLoss>,
+    bottleneck: Option<Bottleneck>,
+    delay: Delay,
+    jitter: Option<Jitter>,
+    packets_in: u64,
+    forwarded_packets: u64,
+    forwarded_bytes: u64,
+}
+
+impl Path {
+    /// Builds the chain for `cfg`. Out-of-range loss parameters are clamped
+    /// to the nearest valid ones (use [`PathConfig::validate`] or
+    /// [`Path::try_new`] to reject them instead).
+    #[must_use]
+    pub fn new(cfg: &PathConfig) -> Path {
+        Self::build(cfg, cfg.loss_element_clamped())
+    }
+
+    /// Builds the chain for `cfg`, rejecting out-of-range parameters.
+    ///
+    /// # Errors
+    /// See [`PathConfig::validate`].
+    pub fn try_new(cfg: &PathConfig) -> Result<Path, PathConfigError> {
+        Ok(Self::build(cfg, cfg.loss_element()?))
+    }
+
+    fn build(cfg: &PathConfig, loss: Option<RandomLoss>) -> Path {
+        let bottleneck = cfg.rate_bps.map(|rate| {
+            let b = Bottleneck::new(rate, cfg.queue_bytes).with_overhead(cfg.overhead_bytes);
+            if cfg.codel {
+                b.with_codel(CodelParams::default())
+            } else {
+                b
+            }
+        });
+        let jitter = (!cfg.jitter.is_zero()).then(|| Jitter::new(cfg.jitter, cfg.jitter_reorders));
+        Path {
+            loss,
+            bottleneck,
+            delay: Delay::new(cfg.delay),
+            jitter,
+            packets_in: 0,
+            forwarded_packets: 0,
+            forwarded_bytes: 0,
+        }
+    }
+
+    /// Sends a datagram of `size` UDP payload bytes into the path at `now`:
+    /// returns when it reaches the far end, or why it was dropped.
+    pub fn send(&mut self, now: Time, size: u32, rng: &mut Rng) -> Verdict {
+        self.packets_in += 1;
+        if let Some(loss) = &mut self.loss
+            && loss.lose(rng)
+        {
+            return Verdict::Drop(DropReason::RandomLoss);
+        }
+        let mut t = now;
+        if let Some(b) = &mut self.bottleneck {
+            match b.enqueue(t, size) {
+                Verdict::Forward(out) => t = out,
+                drop @ Verdict::Drop(_) => return drop,
+            }
+        }
+        t = self.delay.exit_time(t);
+        if let Some(j) = &mut self.jitter {
+            t = j.exit_time(t, rng);
+        }
+        self.forwarded_packets += 1;
+        self.forwarded_bytes += u64::from(size);
+        Verdict::Forward(t)
+    }
+
+    /// The counters so far.
+    #[must_use]
+    pub fn stats(&self) -> PathStats {
+        let b = self
+            .bottleneck
+            .as_ref()
+            .map(Bottleneck::stats)
+            .unwrap_or_default();
+        PathStats {
+            packets_in: self.packets_in,
+            dropped_queue: b.drops,
+            dropped_loss: self.loss.as_ref().map_or(0, RandomLoss::drops),
+            dropped_codel: b.codel_drops,
+            peak_queue_bytes: b.peak_queue_bytes,
+            forwarded_packets: self.forwarded_packets,
+            forwarded_bytes: self.forwarded_bytes,
+            busy_time: b.busy_time,
+        }
+    }
+
+    /// The bottleneck, if configured.
+    #[must_use]
+    pub fn bottleneck(&self) -> Option<&Bottleneck> {
+        self.bottleneck.as_ref()
+    }
+
+    /// The constant propagation delay.
+    #[must_use]
+    pub fn delay(&self) -> Duration {
+        self.delay.delay()
+    }
+
+    /// The jitter element, if configured.
+    #[must_use]
+    pub fn jitter(&self) -> Option<&Jitter> {
+        self.jitter.as_ref()
+    }
+}
+
+impl Element for Path {
+    fn process(&mut self, at: Time, size: u32, rng: &mut Rng) -> Verdict {
+        self.send(at, size, rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventHash;
+
+    const GBIT: u64 = 1_000_000_000;
+    const SER_1500: u64 = 12_224;
+
+    fn gbit_path(delay_ms: u64, queue_bytes: u64) -> PathConfig {
+        PathConfig {
+            rate_bps: Some(GBIT),
+            queue_bytes,
+            delay: Duration::from_millis(delay_ms),
+            ..PathConfig::default()
+        }
+    }
+
+    #[test]
+    fn default_path_is_transparent() {
+        let mut p = Path::new(&PathConfig::default());
+        let mut rng = Rng::new(0);
+        assert_eq!(p.send(Time(5), 1500, &mut rng), Verdict::Forward(Time(5)));
+        assert_eq!(p.send(Time(5), 1500, &mut rng), Verdict::Forward(Time(5)));
+        let s = p.stats();
+        assert_eq!(s.packets_in, 2);
+        assert_eq!(s.forwarded_packets, 2);
+        assert_eq!(s.forwarded_bytes, 3000);
+        assert_eq!(s.busy_time, Duration::ZERO);
+        assert!(p.bottleneck().is_none() && p.jitter().is_none());
+        // Nothing random configured: no randomness consumed.
+        assert_eq!(rng.next_u64(), Rng::new(0).next_u64());
+    }
+
+    #[test]
+    fn rate_plus_delay_is_exact() {
+        let mut p = Path::new(&gbit_path(20, 1_000_000));
+        let mut rng = Rng::new(0);
+        let t0 = Time::from_millis(3);
+        assert_eq!(
+            p.send(t0, 1500, &mut rng),
+            Verdict::Forward(Time(3_000_000 + SER_1500 + 20_000_000))
+        );
+        // Back-to-back: the n-th leaves at n serialisation times, plus delay.
+        for n in 2..=10 {
+            assert_eq!(
+                p.send(t0, 1500, &mut rng),
+                Verdict::Forward(Time(3_000_000 + n * SER_1500 + 20_000_000))
+            );
+        }
+        assert_eq!(p.stats().busy_time, Duration::from_nanos(10 * SER_1500));
+        assert_eq!(p.delay(), Duration::from_millis(20));
+    }
+
+    #[test]
+    fn overhead_from_config() {
+        let cfg = PathConfig {
+            overhead_bytes: 80,
+            ..gbit_path(0, 0)
+        };
+        let mut p = Path::new(&cfg);
+        assert_eq!(
+            p.send(Time(0), 1500, &mut Rng::new(0)),
+            Verdict::Forward(Time(12_640))
+        );
+    }
+
+    #[test]
+    fn tail_drop_counted_at_boundary() {
+        let k = 4;
+        let mut p = Path::new(&gbit_path(1, k * 1500));
+        let mut rng = Rng::new(0);
+        for _ in 0..=k {
+            assert!(matches!(
+                p.send(Time(0), 1500, &mut rng),
+                Verdict::Forward(_)
+            ));
+        }
+        assert_eq!(
+            p.send(Time(0), 1500, &mut rng),
+            Verdict::Drop(DropReason::QueueFull)
+        );
+        let s = p.stats();
+        assert_eq!(s.dropped_queue, 1);
+        assert_eq!(s.peak_queue_bytes, k * 1500);
+        assert_eq!(s.forwarded_packets, k + 1);
+        assert_eq!(s.packets_in, k + 2);
+    }
+
+    #[test]
+    fn lost_datagrams_take_no_queue_space() {
+        let cfg = PathConfig {
+            loss: LossModel::Bernoulli { rate: 1.0 },
+            ..gbit_path(0, 0)
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(0);
+        for _ in 0..10 {
+            assert_eq!(
+                p.send(Time(0), 1500, &mut rng),
+                Verdict::Drop(DropReason::RandomLoss)
+            );
+        }
+        let s = p.stats();
+        assert_eq!(
+            (s.dropped_loss, s.dropped_queue, s.forwarded_packets),
+            (10, 0, 0)
+        );
+        assert_eq!(s.busy_time, Duration::ZERO);
+    }
+
+    #[test]
+    fn codel_drops_counted() {
+        // 100 Mbit/s at 2x overload for 1 s with a large queue.
+        let cfg = PathConfig {
+            rate_bps: Some(100_000_000),
+            queue_bytes: 20_000_000,
+            codel: true,
+            ..PathConfig::default()
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(0);
+        let mut codel = 0;
+        for i in 0..16_000u64 {
+            if p.send(Time(i * 61_120), 1500, &mut rng) == Verdict::Drop(DropReason::Codel) {
+                codel += 1;
+            }
+        }
+        let s = p.stats();
+        // Same control-law arithmetic as the bottleneck's CoDel test, over
+        // 16,000 datagrams instead of 16,362.
+        assert_eq!(codel, 98);
+        assert_eq!(s.dropped_queue, 0);
+        assert_eq!(s.dropped_codel, codel);
+        assert_eq!(
+            s.packets_in,
+            s.forwarded_packets + s.dropped_codel + s.dropped_queue
+        );
+    }
+
+    #[test]
+    fn invalid_loss_rejected_or_clamped() {
+        let cfg = PathConfig {
+            loss: LossModel::Bernoulli { rate: 2.0 },
+            ..PathConfig::default()
+        };
+        assert_eq!(
+            cfg.validate(),
+            Err(PathConfigError::Loss(LossError::Probability("rate", 2.0)))
+        );
+        assert!(Path::try_new(&cfg).is_err());
+        // Clamped to 1: everything lost.
+        let mut p = Path::new(&cfg);
+        assert_eq!(
+            p.send(Time(0), 1, &mut Rng::new(0)),
+            Verdict::Drop(DropReason::RandomLoss)
+        );
+        let ge = PathConfig {
+            loss: LossModel::GilbertElliott {
+                mean_rate: 0.01,
+                mean_burst: 0.0,
+            },
+            ..PathConfig::default()
+        };
+        assert!(ge.validate().is_err());
+        // Clamped to burst 1; the first datagram is judged in Good: delivered.
+        assert_eq!(
+            Path::new(&ge).send(Time(0), 1, &mut Rng::new(0)),
+            Verdict::Forward(Time(0))
+        );
+        assert!(PathConfig::default().validate().is_ok());
+    }
+
+    /// A path using every element, fingerprinted over 20,000 datagrams.
+    fn fingerprint(seed: u64) -> (Vec<Verdict>, u64, PathStats) {
+        let cfg = PathConfig {
+            rate_bps: Some(50_000_000),
+            queue_bytes: 60_000,
+            overhead_bytes: 80,
+            codel: true,
+            delay: Duration::from_millis(10),
+            loss: LossModel::GilbertElliott {
+                mean_rate: 0.02,
+                mean_burst: 3.0,
+            },
+            jitter: Duration::from_micros(500),
+            jitter_reorders: true,
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(seed);
+        let mut h = EventHash::new();
+        let mut verdicts = Vec::with_capacity(20_000);
+        let mut now = Time::ZERO;
+        for i in 0..20_000u64 {
+            // Bursty sender averaging ~1.2x the link rate.
+            now += Duration::from_nanos(rng.below(400_000));
+            let size = 1200 + u32::try_from(i % 300).unwrap();
+            let v = p.send(now, size, &mut rng);
+            match v {
+                Verdict::Forward(t) => h.mix(t.as_nanos()),
+                Verdict::Drop(r) => h.mix(u64::MAX - r as u64),
+            }
+            verdicts.push(v);
+        }
+        (verdicts, h.value(), p.stats())
+    }
+
+    #[test]
+    fn same_seed_identical_verdicts() {
+        let (v1, h1, s1) = fingerprint(42);
+        let (v2, h2, s2) = fingerprint(42);
+        assert_eq!(v1, v2);
+        assert_eq!(h1, h2);
+        assert_eq!(s1, s2);
+        let (v3, h3, _) = fingerprint(43);
+        assert_ne!(v1, v3);
+        assert_ne!(h1, h3);
+        // Jitter reordered some deliveries.
+        let times: Vec<Time> = v1
+            .iter()
+            .filter_map(|v| match v {
+                Verdict::Forward(t) => Some(*t),
+                Verdict::Drop(_) => None,
+            })
+            .collect();
+        assert!(times.windows(2).any(|w| w[1] < w[0]));
+        // Every kind of drop happened, and the books balance.
+        assert!(s1.dropped_loss > 0 && s1.dropped_queue + s1.dropped_codel > 0);
+        assert_eq!(
+            s1.packets_in,
+            s1.forwarded_packets + s1.dropped_queue + s1.dropped_loss + s1.dropped_codel
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! What NewReno and CUBIC share (RFC 9002 §7, Appendix B): bytes-in-flight
+//! accounting, slow start, the recovery period and the minimum window.
+
+use super::{CcState, initial_window, minimum_window};
+use crate::time::Time;
+
+/// What an acknowledgement means for the window, decided by [`CcBase::on_ack`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AckGrowth {
+    /// Sent before the current recovery period began: no growth (§7.3.2).
+    InRecovery,
+    /// The sender was application limited: no growth (§7.8).
+    AppLimited,
+    /// Slow start: the window already grew by the acked bytes.
+    SlowStart,
+    /// Congestion avoidance: the algorithm decides the growth.
+    CongestionAvoidance,
+}
+
+/// Window state shared by the algorithms.
+///
+/// Invariants: `cwnd >= minimum_window(mds)`; `ssthresh` is `u64::MAX`
+/// until the first congestion event; `in_recovery` implies
+/// `recovery_start.is_some()`.
+#[derive(Clone, Debug)]
+pub(super) struct CcBase {
+    pub mds: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub bytes_in_flight: u64,
+    /// congestion_recovery_start_time (Appendix B.2).
+    recovery_start: Option<Time>,
+    /// No packet sent after `recovery_start` has been acknowledged yet.
+    in_recovery: bool,
+    /// The latest growth-eligible acknowledgement was app-limited.
+    app_limited: bool,
+}
+
+impl CcBase {
+    pub fn new(mds: u64) -> Self {
+        Self {
+            mds,
+            cwnd: initial_window(mds),
+            ssthresh: u64::MAX,
+            bytes_in_flight: 0,
+            recovery_start: None,
+            in_recovery: false,
+            app_limited: false,
+        }
+    }
+
+    pub const fn min_window(&self) -> u64 {
+        minimum_window(self.mds)
+    }
+
+    /// True if a packet sent at `sent_time` belongs to the current (or an
+    /// earlier) recovery period (Appendix B.4 InCongestionRecovery).
+    fn sent_before_recovery(&self, sent_time: Time) -> bool {
+        self.recovery_start.is_some_and(|start| sent_time <= start)
+    }
+
+    pub fn on_sent(&mut self, bytes: u64) {
+        self.bytes_in_flight += bytes;
+    }
+
+    pub fn remove_from_flight(&mut self, bytes: u64) {
+        debug_assert!(
+            bytes <= self.bytes_in_flight,
+            "more bytes left flight than entered"
+        );
+        self.bytes_in_flight = self.bytes_in_flight.saturating_sub(bytes);
+    }
+
+    /// Appendix B.5 OnPacketAcked, up to the algorithm-specific part; in
+    /// slow start the window grows here.
+    pub fn on_ack(&mut self, sent_time: Time, bytes: u64, app_limited: bool) -> AckGrowth {
+        self.remove_from_flight(bytes);
+        if self.sent_before_recovery(sent_time) {
+            return AckGrowth::InRecovery;
+        }
+        self.in_recovery = false;
+        self.app_limited = app_limited;
+        if app_limited {
+            AckGrowth::AppLimited
+        } else if self.cwnd < self.ssthresh {
+            self.cwnd += bytes;
+            AckGrowth::SlowStart
+        } else {
+            AckGrowth::CongestionAvoidance
+        }
+    }
+
+    /// Appendix B.6 OnCongestionEvent, up to the reduction: removes the
+    /// lost bytes from flight and returns true if a new recovery period
+    /// starts (the caller then reduces the window with [`CcBase::reduce_to`]).
+    pub fn on_loss(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64) -> bool {
+        self.remove_from_flight(lost_bytes);
+        if self.sent_before_recovery(largest_lost_sent_time) {
+            return false;
+        }
+        self.recovery_start = Some(now);
+        self.in_recovery = true;
+        self.app_limited = false;
+        true
+    }
+
+    /// Sets cwnd and ssthresh to `cwnd` (floored at the minimum window).
+    pub fn reduce_to(&mut self, cwnd: u64) {
+        self.cwnd = cwnd.max(self.min_window());
+        self.ssthresh = self.cwnd;
+    }
+
+    /// Appendix B.8: collapse to the minimum window, end recovery.
+    pub fn on_persistent_congestion(&mut self) {
+        self.cwnd = self.min_window();
+        self.recovery_start = None;
+        self.in_recovery = false;
+    }
+
+    pub fn state(&self) -> CcState {
+        if self.in_recovery {
+            CcState::Recovery
+        } else if self.app_limited {
+            CcState::ApplicationLimited
+        } else if self.cwnd < self.ssthresh {
+            CcState::SlowStart
+        } else {
+            CcState::CongestionAvoidance
+        }
+    }
+}

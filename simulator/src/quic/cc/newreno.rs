@@ -1,0 +1,161 @@
+//! NewReno congestion control (RFC 9002 §7, Appendix B).
+
+use super::base::{AckGrowth, CcBase};
+use super::{CcState, CongestionControl};
+use crate::quic::rtt::RttEstimator;
+use crate::time::Time;
+
+/// NewReno: slow start, then one max_datagram_size per window of
+/// acknowledged bytes; halve the window on a congestion event
+/// (kLossReductionFactor = 0.5).
+///
+/// Invariant: `ca_acked < cwnd` after every acknowledgement; it holds the
+/// bytes acknowledged in congestion avoidance not yet turned into growth,
+/// so growth is exactly `mds · acked / cwnd` summed over acks.
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    base: CcBase,
+    ca_acked: u64,
+}
+
+impl NewReno {
+    /// A controller with the RFC 9002 initial window for `max_datagram_size`.
+    #[must_use]
+    pub fn new(max_datagram_size: u64) -> Self {
+        Self {
+            base: CcBase::new(max_datagram_size),
+            ca_acked: 0,
+        }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn cwnd(&self) -> u64 {
+        self.base.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.base.ssthresh
+    }
+
+    fn bytes_in_flight(&self) -> u64 {
+        self.base.bytes_in_flight
+    }
+
+    fn on_packet_sent(&mut self, _now: Time, bytes: u64) {
+        self.base.on_sent(bytes);
+    }
+
+    fn on_packet_acked(
+        &mut self,
+        _now: Time,
+        sent_time: Time,
+        bytes: u64,
+        _rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        if self.base.on_ack(sent_time, bytes, app_limited) == AckGrowth::CongestionAvoidance {
+            // Appendix B.5: cwnd += mds * acked / cwnd, by byte counting.
+            self.ca_acked += bytes;
+            while self.ca_acked >= self.base.cwnd {
+                self.ca_acked -= self.base.cwnd;
+                self.base.cwnd += self.base.mds;
+            }
+        }
+    }
+
+    fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64) {
+        if self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
+            self.base.reduce_to(self.base.cwnd / 2);
+            self.ca_acked = 0;
+        }
+    }
+
+    fn on_persistent_congestion(&mut self) {
+        self.base.on_persistent_congestion();
+        self.ca_acked = 0;
+    }
+
+    fn on_packet_discarded(&mut self, bytes: u64) {
+        self.base.remove_from_flight(bytes);
+    }
+
+    fn state(&self) -> CcState {
+        self.base.state()
+    }
+
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CcAlgorithm;
+    use super::super::test_util::*;
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn shared() {
+        shared_behaviour(CcAlgorithm::NewReno, |w| w / 2);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mds_per_window() {
+        let mut cc = NewReno::new(MDS);
+        cc.base.reduce_to(12_000); // ssthresh = cwnd: congestion avoidance
+        assert_eq!(cc.state(), CcState::CongestionAvoidance);
+        let t = ms(0);
+        for _ in 0..9 {
+            cc.on_packet_sent(t, MDS);
+            cc.on_packet_acked(t + Duration::from_millis(100), t, MDS, &rtt(), false);
+        }
+        // 10 800 bytes acked, less than the 12 000-byte window: no growth yet.
+        assert_eq!(cc.cwnd(), 12_000);
+        cc.on_packet_sent(t, MDS);
+        cc.on_packet_acked(t, t, MDS, &rtt(), false);
+        assert_eq!(cc.cwnd(), 13_200);
+        assert_eq!(cc.ca_acked, 0);
+        // Next increase needs 13 200 bytes = 11 packets.
+        for _ in 0..10 {
+            cc.on_packet_sent(t, MDS);
+            cc.on_packet_acked(t, t, MDS, &rtt(), false);
+        }
+        assert_eq!(cc.cwnd(), 13_200);
+        cc.on_packet_sent(t, MDS);
+        cc.on_packet_acked(t, t, MDS, &rtt(), false);
+        assert_eq!(cc.cwnd(), 14_400);
+        // Over many rounds: one MDS per round trip.
+        let mut now = ms(1000);
+        for i in 1..=20 {
+            now = round(&mut cc, now, false);
+            assert_eq!(cc.cwnd(), 14_400 + i * MDS);
+        }
+    }
+
+    #[test]
+    fn app_limited_in_congestion_avoidance() {
+        let mut cc = NewReno::new(MDS);
+        cc.base.reduce_to(12_000);
+        let now = round(&mut cc, ms(0), true);
+        assert_eq!(cc.cwnd(), 12_000);
+        assert_eq!(cc.ca_acked, 0);
+        round(&mut cc, now, false);
+        assert_eq!(cc.cwnd(), 13_200);
+    }
+
+    #[test]
+    fn loss_halves_but_not_below_minimum() {
+        let mut cc = NewReno::new(MDS);
+        cc.on_packet_sent(ms(0), MDS);
+        cc.on_packets_lost(ms(10), ms(0), MDS);
+        assert_eq!(cc.cwnd(), 6000);
+        cc.on_packet_sent(ms(20), MDS);
+        cc.on_packets_lost(ms(30), ms(20), MDS);
+        assert_eq!(cc.cwnd(), 3000);
+        cc.on_packet_sent(ms(40), MDS);
+        cc.on_packets_lost(ms(50), ms(40), MDS);
+        assert_eq!(cc.cwnd(), 2400); // 1500 floored at 2 * MDS
+    }
+}

@@ -1,0 +1,709 @@
+//! The QUIC frames this transport uses, with their real wire encoding
+//! (RFC 9000 §12.4, §19).
+
+use super::ack::AckRanges;
+use super::varint::{DecodeError, Decoder, MAX_VARINT, encode_varint, varint_len};
+
+/// Frame type codes (RFC 9000 §12.4, Table 3).
+mod frame_type {
+    pub const PADDING: u64 = 0x00;
+    pub const PING: u64 = 0x01;
+    pub const ACK: u64 = 0x02;
+    pub const ACK_ECN: u64 = 0x03;
+    pub const RESET_STREAM: u64 = 0x04;
+    /// STREAM is 0x08..=0x0f; the low three bits are OFF, LEN and FIN.
+    pub const STREAM: u64 = 0x08;
+    pub const STREAM_OFF: u64 = 0x04;
+    pub const STREAM_LEN: u64 = 0x02;
+    pub const STREAM_FIN: u64 = 0x01;
+    pub const MAX_DATA: u64 = 0x10;
+    pub const MAX_STREAM_DATA: u64 = 0x11;
+    pub const DATA_BLOCKED: u64 = 0x14;
+    pub const STREAM_DATA_BLOCKED: u64 = 0x15;
+    pub const CONNECTION_CLOSE: u64 = 0x1c;
+}
+
+/// One QUIC frame.
+///
+/// Invariants for a frame that is encoded: every integer field is at most
+/// [`MAX_VARINT`]; for `Stream`, `offset + length <= MAX_VARINT` and
+/// `data`, when present, holds exactly `length` bytes; for `Ack`,
+/// `largest == ranges.largest()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// A run of `len` PADDING (0x00) bytes; decoding coalesces a run.
+    Padding {
+        /// Number of 0x00 bytes.
+        len: usize,
+    },
+    /// PING (0x01): ack-eliciting, no content.
+    Ping,
+    /// ACK (0x02, §19.3).
+    Ack {
+        /// Largest Acknowledged packet number.
+        largest: u64,
+        /// ACK Delay in encoded units: microseconds >> ack_delay_exponent.
+        ack_delay: u64,
+        /// The acknowledged ranges.
+        ranges: AckRanges,
+    },
+    /// RESET_STREAM (0x04, §19.4).
+    ResetStream {
+        /// Stream being reset.
+        stream_id: u64,
+        /// Application Protocol Error Code.
+        error_code: u64,
+        /// Final size of the stream in bytes.
+        final_size: u64,
+    },
+    /// STREAM (0x08..=0x0f, §19.8).
+    Stream {
+        /// Stream the data belongs to.
+        stream_id: u64,
+        /// Byte offset of the first data byte in the stream.
+        offset: u64,
+        /// Number of data bytes.
+        length: u64,
+        /// FIN bit: this frame ends the stream.
+        fin: bool,
+        /// The bytes, or `None` for a virtual payload of `length` bytes
+        /// (encoded as zeros). Decoding always yields `Some`.
+        data: Option<Vec<u8>>,
+    },
+    /// MAX_DATA (0x10, §19.9).
+    MaxData {
+        /// New connection-level limit in bytes.
+        maximum: u64,
+    },
+    /// MAX_STREAM_DATA (0x11, §19.10).
+    MaxStreamData {
+        /// Stream the limit applies to.
+        stream_id: u64,
+        /// New stream-level limit in bytes.
+        maximum: u64,
+    },
+    /// DATA_BLOCKED (0x14, §19.12).
+    DataBlocked {
+        /// Connection-level limit at which the sender is blocked.
+        limit: u64,
+    },
+    /// STREAM_DATA_BLOCKED (0x15, §19.13).
+    StreamDataBlocked {
+        /// Blocked stream.
+        stream_id: u64,
+        /// Stream-level limit at which the sender is blocked.
+        limit: u64,
+    },
+    /// CONNECTION_CLOSE carrying a transport error (0x1c, §19.19).
+    ConnectionClose {
+        /// Transport error code.
+        error_code: u64,
+        /// Type of the frame that triggered the error (0 if unknown).
+        frame_type: u64,
+        /// Reason phrase (UTF-8 by convention, not checked).
+        reason: Vec<u8>,
+    },
+}
+
+impl Frame {
+    /// The frame type as it appears on the wire (for STREAM, with the
+    /// OFF/LEN/FIN bits [`Frame::encode`] uses).
+    #[must_use]
+    pub fn frame_type(&self) -> u64 {
+        use frame_type as t;
+        match self {
+            Self::Padding { .. } => t::PADDING,
+            Self::Ping => t::PING,
+            Self::Ack { .. } => t::ACK,
+            Self::ResetStream { .. } => t::RESET_STREAM,
+            Self::Stream { offset, fin, .. } => {
+                let off = if *offset > 0 { t::STREAM_OFF } else { 0 };
+                t::STREAM | off | t::STREAM_LEN | u64::from(*fin)
+            }
+            Self::MaxData { .. } => t::MAX_DATA,
+            Self::MaxStreamData { .. } => t::MAX_STREAM_DATA,
+            Self::DataBlocked { .. } => t::DATA_BLOCKED,
+            Self::StreamDataBlocked { .. } => t::STREAM_DATA_BLOCKED,
+            Self::ConnectionClose { .. } => t::CONNECTION_CLOSE,
+        }
+    }
+
+    /// True for frames that make the peer send an ACK: everything except
+    /// PADDING, ACK and CONNECTION_CLOSE (RFC 9002 §2).
+    #[must_use]
+    pub const fn is_ack_eliciting(&self) -> bool {
+        !matches!(
+            self,
+            Self::Padding { .. } | Self::Ack { .. } | Self::ConnectionClose { .. }
+        )
+    }
+
+    /// Exact number of bytes [`Frame::encode`] writes.
+    #[must_use]
+    pub fn encoded_len(&self) -> usize {
+        let vl = varint_len;
+        match self {
+            Self::Padding { len } => *len,
+            Self::Ping => 1,
+            Self::Ack {
+                largest,
+                ack_delay,
+                ranges,
+            } => 1 + vl(*largest) + vl(*ack_delay) + ranges.encoded_len(),
+            Self::ResetStream {
+                stream_id,
+                error_code,
+                final_size,
+            } => 1 + vl(*stream_id) + vl(*error_code) + vl(*final_size),
+            Self::Stream {
+                stream_id,
+                offset,
+                length,
+                ..
+            } => {
+                let off = if *offset > 0 { vl(*offset) } else { 0 };
+                1 + vl(*stream_id) + off + vl(*length) + *length as usize
+            }
+            Self::MaxData { maximum } => 1 + vl(*maximum),
+            Self::MaxStreamData { stream_id, maximum } => 1 + vl(*stream_id) + vl(*maximum),
+            Self::DataBlocked { limit } => 1 + vl(*limit),
+            Self::StreamDataBlocked { stream_id, limit } => 1 + vl(*stream_id) + vl(*limit),
+            Self::ConnectionClose {
+                error_code,
+                frame_type,
+                reason,
+            } => 1 + vl(*error_code) + vl(*frame_type) + vl(reason.len() as u64) + reason.len(),
+        }
+    }
+
+    /// Appends the wire encoding (exactly [`Frame::encoded_len`] bytes).
+    /// A STREAM frame without data writes `length` zero bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        let ty = self.frame_type();
+        match self {
+            Self::Padding { len } => out.resize(out.len() + len, 0),
+            Self::Ping => encode_varint(ty, out),
+            Self::Ack {
+                largest,
+                ack_delay,
+                ranges,
+            } => {
+                debug_assert_eq!(*largest, ranges.largest());
+                encode_varint(ty, out);
+                encode_varint(*largest, out);
+                encode_varint(*ack_delay, out);
+                ranges.encode(out);
+            }
+            Self::ResetStream {
+                stream_id,
+                error_code,
+                final_size,
+            } => encode_all(out, &[ty, *stream_id, *error_code, *final_size]),
+            Self::Stream {
+                stream_id,
+                offset,
+                length,
+                data,
+                ..
+            } => {
+                debug_assert!(offset.saturating_add(*length) <= MAX_VARINT);
+                encode_varint(ty, out);
+                encode_varint(*stream_id, out);
+                if *offset > 0 {
+                    encode_varint(*offset, out);
+                }
+                encode_varint(*length, out);
+                let length = *length as usize;
+                let body = data.as_deref().unwrap_or_default();
+                debug_assert!(data.is_none() || body.len() == length);
+                let copied = body.len().min(length);
+                out.extend_from_slice(&body[..copied]);
+                out.resize(out.len() + (length - copied), 0);
+            }
+            Self::MaxData { maximum } => encode_all(out, &[ty, *maximum]),
+            Self::MaxStreamData { stream_id, maximum } => {
+                encode_all(out, &[ty, *stream_id, *maximum]);
+            }
+            Self::DataBlocked { limit } => encode_all(out, &[ty, *limit]),
+            Self::StreamDataBlocked { stream_id, limit } => {
+                encode_all(out, &[ty, *stream_id, *limit]);
+            }
+            Self::ConnectionClose {
+                error_code,
+                frame_type,
+                reason,
+            } => {
+                encode_all(out, &[ty, *error_code, *frame_type, reason.len() as u64]);
+                out.extend_from_slice(reason);
+            }
+        }
+        debug_assert_eq!(out.len() - start, self.encoded_len());
+    }
+
+    /// Reads one frame. A PADDING frame swallows the whole run of 0x00 bytes
+    /// that follows it. ACK_ECN (0x03) is accepted and its counts dropped.
+    ///
+    /// # Errors
+    /// Any [`DecodeError`]; the input is never trusted for allocation sizes
+    /// beyond what it actually holds.
+    pub fn decode(dec: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        use frame_type as t;
+        let before = dec.remaining();
+        let ty = dec.decode_varint()?;
+        // RFC 9000 §12.4: frame types use the shortest encoding.
+        if before - dec.remaining() != varint_len(ty) {
+            return Err(DecodeError::InvalidFrame(
+                "frame type not minimally encoded",
+            ));
+        }
+        let frame = match ty {
+            t::PADDING => {
+                let mut len = 1;
+                while dec.peek_u8() == Some(0) {
+                    dec.decode_u8()?;
+                    len += 1;
+                }
+                Self::Padding { len }
+            }
+            t::PING => Self::Ping,
+            t::ACK | t::ACK_ECN => {
+                let largest = dec.decode_varint()?;
+                let ack_delay = dec.decode_varint()?;
+                let ranges = AckRanges::decode(largest, dec)?;
+                if ty == t::ACK_ECN {
+                    for _ in 0..3 {
+                        dec.decode_varint()?; // ECT0, ECT1, ECN-CE counts
+                    }
+                }
+                Self::Ack {
+                    largest,
+                    ack_delay,
+                    ranges,
+                }
+            }
+            t::RESET_STREAM => Self::ResetStream {
+                stream_id: dec.decode_varint()?,
+                error_code: dec.decode_varint()?,
+                final_size: dec.decode_varint()?,
+            },
+            0x08..=0x0f => {
+                let stream_id = dec.decode_varint()?;
+                let offset = if ty & t::STREAM_OFF != 0 {
+                    dec.decode_varint()?
+                } else {
+                    0
+                };
+                let length = if ty & t::STREAM_LEN != 0 {
+                    dec.decode_varint()?
+                } else {
+                    dec.remaining() as u64
+                };
+                // RFC 9000 §19.8: offset + length must stay below 2^62.
+                if offset + length > MAX_VARINT {
+                    return Err(DecodeError::ValueTooLarge);
+                }
+                let data = take_checked(dec, length)?.to_vec();
+                Self::Stream {
+                    stream_id,
+                    offset,
+                    length,
+                    fin: ty & t::STREAM_FIN != 0,
+                    data: Some(data),
+                }
+            }
+            t::MAX_DATA => Self::MaxData {
+                maximum: dec.decode_varint()?,
+            },
+            t::MAX_STREAM_DATA => Self::MaxStreamData {
+                stream_id: dec.decode_varint()?,
+                maximum: dec.decode_varint()?,
+            },
+            t::DATA_BLOCKED => Self::DataBlocked {
+                limit: dec.decode_varint()?,
+            },
+            t::STREAM_DATA_BLOCKED => Self::StreamDataBlocked {
+                stream_id: dec.decode_varint()?,
+                limit: dec.decode_varint()?,
+            },
+            t::CONNECTION_CLOSE => {
+                let error_code = dec.decode_varint()?;
+                let frame_type = dec.decode_varint()?;
+                let len = dec.decode_varint()?;
+                Self::ConnectionClose {
+                    error_code,
+                    frame_type,
+                    reason: take_checked(dec, len)?.to_vec(),
+                }
+            }
+            other => return Err(DecodeError::UnknownFrameType(other)),
+        };
+        Ok(frame)
+    }
+}
+
+/// Decodes every frame in a packet payload.
+///
+/// # Errors
+/// The first [`DecodeError`] met; no partial result.
+pub fn decode_frames(bytes: &[u8]) -> Result<Vec<Frame>, DecodeError> {
+    let mut dec = Decoder::new(bytes);
+    let mut frames = Vec::new();
+    while !dec.is_empty() {
+        frames.push(Frame::decode(&mut dec)?);
+    }
+    Ok(frames)
+}
+
+fn encode_all(out: &mut Vec<u8>, values: &[u64]) {
+    for &v in values {
+        encode_varint(v, out);
+    }
+}
+
+/// `dec.take(len)` for a length read from the wire, checked against the
+/// remaining input before any conversion or allocation.
+fn take_checked<'a>(dec: &mut Decoder<'a>, len: u64) -> Result<&'a [u8], DecodeError> {
+    if len > dec.remaining() as u64 {
+        return Err(DecodeError::Truncated);
+    }
+    dec.take(len as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quic::ranges::RangeSet;
+    use proptest::prelude::*;
+
+    fn enc(f: &Frame) -> Vec<u8> {
+        let mut out = Vec::new();
+        f.encode(&mut out);
+        assert_eq!(out.len(), f.encoded_len(), "{f:?}");
+        out
+    }
+
+    fn ack(ranges: &[(u64, u64)]) -> Frame {
+        let mut s = RangeSet::new();
+        for &(a, b) in ranges {
+            s.insert(a, b);
+        }
+        let ranges = AckRanges::from_range_set(&s).unwrap();
+        Frame::Ack {
+            largest: ranges.largest(),
+            ack_delay: 5,
+            ranges,
+        }
+    }
+
+    #[test]
+    fn exact_encodings() {
+        let cases: Vec<(Frame, Vec<u8>)> = vec![
+            (Frame::Padding { len: 3 }, vec![0, 0, 0]),
+            (Frame::Ping, vec![0x01]),
+            // MAX_DATA: type 0x10, 16384 needs the 4-byte form.
+            (
+                Frame::MaxData { maximum: 16384 },
+                vec![0x10, 0x80, 0x00, 0x40, 0x00],
+            ),
+            (Frame::MaxData { maximum: 16383 }, vec![0x10, 0x7f, 0xff]),
+            (
+                Frame::MaxStreamData {
+                    stream_id: 4,
+                    maximum: 63,
+                },
+                vec![0x11, 0x04, 0x3f],
+            ),
+            (Frame::DataBlocked { limit: 64 }, vec![0x14, 0x40, 0x40]),
+            (
+                Frame::StreamDataBlocked {
+                    stream_id: 8,
+                    limit: 1,
+                },
+                vec![0x15, 0x08, 0x01],
+            ),
+            (
+                Frame::ResetStream {
+                    stream_id: 0,
+                    error_code: 7,
+                    final_size: 1000,
+                },
+                vec![0x04, 0x00, 0x07, 0x43, 0xe8],
+            ),
+            // STREAM, offset 0: no OFF bit; LEN and FIN bits: 0x0b.
+            (
+                Frame::Stream {
+                    stream_id: 4,
+                    offset: 0,
+                    length: 3,
+                    fin: true,
+                    data: Some(b"abc".to_vec()),
+                },
+                vec![0x0b, 0x04, 0x03, b'a', b'b', b'c'],
+            ),
+            // STREAM, offset 100 (2-byte varint), virtual payload: 0x0e.
+            (
+                Frame::Stream {
+                    stream_id: 4,
+                    offset: 100,
+                    length: 2,
+                    fin: false,
+                    data: None,
+                },
+                vec![0x0e, 0x04, 0x40, 0x64, 0x02, 0, 0],
+            ),
+            // ACK 10..=19, 5..=5, 0..=2, delay 5.
+            (
+                ack(&[(0, 3), (5, 6), (10, 20)]),
+                vec![0x02, 19, 5, 2, 9, 3, 0, 1, 2],
+            ),
+            (
+                Frame::ConnectionClose {
+                    error_code: 0x03,
+                    frame_type: 0x08,
+                    reason: b"x".to_vec(),
+                },
+                vec![0x1c, 0x03, 0x08, 0x01, b'x'],
+            ),
+        ];
+        for (frame, bytes) in cases {
+            assert_eq!(enc(&frame), bytes, "{frame:?}");
+            let decoded = decode_frames(&bytes).unwrap();
+            let expect = match frame {
+                Frame::Stream {
+                    stream_id,
+                    offset,
+                    length,
+                    fin,
+                    data: None,
+                } => Frame::Stream {
+                    stream_id,
+                    offset,
+                    length,
+                    fin,
+                    data: Some(vec![0; length as usize]),
+                },
+                f => f,
+            };
+            assert_eq!(decoded, [expect]);
+        }
+    }
+
+    #[test]
+    fn decode_variants_not_produced_by_encode() {
+        // STREAM without LEN bit: data runs to the end of the packet.
+        let f = decode_frames(&[0x08, 0x04, b'h', b'i']).unwrap();
+        assert_eq!(
+            f,
+            [Frame::Stream {
+                stream_id: 4,
+                offset: 0,
+                length: 2,
+                fin: false,
+                data: Some(b"hi".to_vec()),
+            }]
+        );
+        // ACK_ECN: counts read and dropped.
+        let f = decode_frames(&[0x03, 7, 0, 0, 3, 1, 2, 3]).unwrap();
+        assert_eq!(f, [ack(&[(4, 8)]).clone_with_delay(0)]);
+        // Padding runs coalesce, around other frames too.
+        let f = decode_frames(&[0, 0, 1, 0, 0, 0]).unwrap();
+        assert_eq!(
+            f,
+            [
+                Frame::Padding { len: 2 },
+                Frame::Ping,
+                Frame::Padding { len: 3 }
+            ]
+        );
+    }
+
+    impl Frame {
+        fn clone_with_delay(&self, d: u64) -> Frame {
+            match self.clone() {
+                Frame::Ack {
+                    largest, ranges, ..
+                } => Frame::Ack {
+                    largest,
+                    ack_delay: d,
+                    ranges,
+                },
+                f => f,
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_input_is_rejected() {
+        use DecodeError::*;
+        let cases: &[(&[u8], DecodeError)] = &[
+            (&[0x02, 5, 0, 0], Truncated),
+            (&[0x02, 5, 0, 0, 6], InvalidAckRange),
+            (&[0x1e], UnknownFrameType(0x1e)),
+            (&[0x05, 0, 0], UnknownFrameType(0x05)),
+            (
+                &[0x40, 0x01],
+                InvalidFrame("frame type not minimally encoded"),
+            ),
+            // STREAM claims 5 bytes, has 2.
+            (&[0x0a, 0x00, 0x05, 1, 2], Truncated),
+            // offset 2^62-1 plus length 1.
+            (
+                &[
+                    0x0e, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0,
+                ],
+                ValueTooLarge,
+            ),
+            // CONNECTION_CLOSE reason length larger than the packet.
+            (&[0x1c, 0, 0, 0xbf, 0xff, 0xff, 0xff], Truncated),
+            (&[0x10], Truncated),
+        ];
+        for (bytes, err) in cases {
+            assert_eq!(decode_frames(bytes), Err(*err), "{bytes:02x?}");
+        }
+        // offset + length == 2^62 - 1 exactly is allowed (empty data at the end).
+        let ok = [
+            0x0e, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
+        ];
+        assert!(decode_frames(&ok).is_ok());
+    }
+
+    #[test]
+    fn ack_eliciting() {
+        assert!(Frame::Ping.is_ack_eliciting());
+        assert!(Frame::MaxData { maximum: 1 }.is_ack_eliciting());
+        assert!(!Frame::Padding { len: 1 }.is_ack_eliciting());
+        assert!(!ack(&[(0, 1)]).is_ack_eliciting());
+        assert!(
+            !Frame::ConnectionClose {
+                error_code: 0,
+                frame_type: 0,
+                reason: vec![]
+            }
+            .is_ack_eliciting()
+        );
+    }
+
+    fn varint() -> impl Strategy<Value = u64> {
+        prop_oneof![0..64u64, 0..16384u64, 0..(1u64 << 30), 0..=MAX_VARINT]
+    }
+
+    fn ack_ranges() -> impl Strategy<Value = AckRanges> {
+        (
+            varint(),
+            proptest::collection::vec((0..300u64, 0..300u64), 1..20),
+        )
+            .prop_map(|(base, gaps)| {
+                // Build upward from `base`, then keep what fits under 2^62.
+                let mut pairs = Vec::new();
+                let mut lo = base.min(MAX_VARINT - 20 * 600);
+                for (gap, len) in gaps {
+                    pairs.push((lo + len, lo));
+                    lo += len + gap + 2;
+                }
+                pairs.reverse();
+                AckRanges::from_pairs(pairs).unwrap()
+            })
+    }
+
+    fn frame() -> impl Strategy<Value = Frame> {
+        prop_oneof![
+            (1..100usize).prop_map(|len| Frame::Padding { len }),
+            Just(Frame::Ping),
+            (varint(), ack_ranges()).prop_map(|(ack_delay, ranges)| Frame::Ack {
+                largest: ranges.largest(),
+                ack_delay,
+                ranges,
+            }),
+            (varint(), varint(), varint()).prop_map(|(stream_id, error_code, final_size)| {
+                Frame::ResetStream {
+                    stream_id,
+                    error_code,
+                    final_size,
+                }
+            }),
+            (
+                varint(),
+                varint(),
+                any::<bool>(),
+                proptest::collection::vec(any::<u8>(), 0..64)
+            )
+                .prop_map(|(stream_id, offset, fin, data)| Frame::Stream {
+                    stream_id,
+                    offset: offset.min(MAX_VARINT - data.len() as u64),
+                    length: data.len() as u64,
+                    fin,
+                    data: Some(data),
+                }),
+            varint().prop_map(|maximum| Frame::MaxData { maximum }),
+            (varint(), varint())
+                .prop_map(|(stream_id, maximum)| Frame::MaxStreamData { stream_id, maximum }),
+            varint().prop_map(|limit| Frame::DataBlocked { limit }),
+            (varint(), varint())
+                .prop_map(|(stream_id, limit)| Frame::StreamDataBlocked { stream_id, limit }),
+            (
+                varint(),
+                varint(),
+                proptest::collection::vec(any::<u8>(), 0..40)
+            )
+                .prop_map(|(error_code, frame_type, reason)| Frame::ConnectionClose {
+                    error_code,
+                    frame_type,
+                    reason,
+                }),
+        ]
+    }
+
+    /// Merges neighbouring padding frames, as decoding does.
+    fn coalesce(frames: Vec<Frame>) -> Vec<Frame> {
+        let mut out: Vec<Frame> = Vec::new();
+        for f in frames {
+            match (out.last_mut(), &f) {
+                (Some(Frame::Padding { len }), Frame::Padding { len: more }) => *len += more,
+                _ => out.push(f),
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip_one(f in frame()) {
+            let bytes = enc(&f);
+            prop_assert_eq!(decode_frames(&bytes), Ok(vec![f]));
+        }
+
+        #[test]
+        fn round_trip_packet(frames in proptest::collection::vec(frame(), 0..12)) {
+            let mut bytes = Vec::new();
+            let mut total = 0;
+            for f in &frames {
+                f.encode(&mut bytes);
+                total += f.encoded_len();
+            }
+            prop_assert_eq!(bytes.len(), total);
+            prop_assert_eq!(decode_frames(&bytes), Ok(coalesce(frames)));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10_000))]
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            // Errors are fine; panics and unbounded allocation are not.
+            if let Ok(frames) = decode_frames(&bytes) {
+                let re: usize = frames.iter().map(Frame::encoded_len).sum();
+                prop_assert!(re <= bytes.len() + 16 * frames.len());
+            }
+        }
+
+        #[test]
+        fn mutated_frames_never_panic(f in frame(), pos in any::<prop::sample::Index>(), b in any::<u8>()) {
+            let mut bytes = enc(&f);
+            let i = pos.index(bytes.len());
+            bytes[i] = b;
+            let _ = decode_frames(&bytes);
+            let _ = decode_frames(&bytes[..i]);
+        }
+    }
+}

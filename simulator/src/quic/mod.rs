@@ -1,0 +1,21 @@
+//! QUIC building blocks for the simulator's transport: varints and frames
+//! with their real wire encoding (RFC 9000), ACK ranges, range sets, RTT
+//! estimation (RFC 9002 §5), congestion control (NewReno, CUBIC) and pacing.
+//!
+//! Everything here is pure: the caller passes time in and owns all I/O.
+
+pub mod ack;
+pub mod cc;
+pub mod frame;
+pub mod pacer;
+pub mod ranges;
+pub mod rtt;
+pub mod varint;
+
+pub use ack::AckRanges;
+pub use cc::{CcAlgorithm, CcState, CongestionControl, Cubic, NewReno};
+pub use frame::{Frame, decode_frames};
+pub use pacer::Pacer;
+pub use ranges::RangeSet;
+pub use rtt::RttEstimator;
+pub use varint::{DecodeError, Decoder, MAX_VARINT, encode_varint, varint_len};

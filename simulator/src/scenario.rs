@@ -1,0 +1,169 @@
+//! One simulated run: a path, a workload, flow-control settings and a
+//! tuner in; metrics, time series and (optionally) a trace out.
+
+use std::{sync::Arc, time::Duration};
+
+use neqo_fc::{Config, Tuner};
+
+use crate::{
+    metrics::{Metrics, Sample},
+    net::PathConfig,
+    quic::cc::CcAlgorithm,
+    trace::{TraceLevel, TraceRecord},
+};
+
+/// How the client application reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReaderSpeed {
+    /// Reads everything as soon as it is in order.
+    Unlimited,
+    /// Reads at most this many bits per second (all streams together).
+    Rate(u64),
+}
+
+/// A reader that stops reading some streams for a while (issue: many
+/// streams, stalled readers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// How many streams (the last ones) stall.
+    pub streams: u32,
+    /// When the stall begins.
+    pub start: Duration,
+    /// How long it lasts; `Duration::MAX` = never resumes.
+    pub duration: Duration,
+}
+
+/// What the server sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadKind {
+    /// `bytes` on each stream, all written at time zero.
+    Bulk {
+        /// Bytes per stream.
+        bytes: u64,
+    },
+    /// `count` messages of `size` bytes on each stream, written at time zero
+    /// (the receiver reads message boundaries as they complete).
+    Messages {
+        /// Messages per stream.
+        count: u64,
+        /// Bytes per message.
+        size: u64,
+    },
+}
+
+impl WorkloadKind {
+    /// Bytes per stream.
+    #[must_use]
+    pub fn bytes_per_stream(&self) -> u64 {
+        match *self {
+            Self::Bulk { bytes } => bytes,
+            Self::Messages { count, size } => count.saturating_mul(size),
+        }
+    }
+}
+
+/// The application side of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Workload {
+    /// Per-stream data.
+    pub kind: WorkloadKind,
+    /// Concurrent streams (≥ 1).
+    pub streams: u32,
+    /// Client read speed.
+    pub reader: ReaderSpeed,
+    /// Optional stalled readers.
+    pub stall: Option<Stall>,
+}
+
+/// Everything that defines a run. Same `Scenario` (and seed) → same result.
+#[derive(Clone)]
+pub struct Scenario {
+    /// Server → client path (the data direction).
+    pub forward: PathConfig,
+    /// Client → server path (ACKs, window updates).
+    pub reverse: PathConfig,
+    /// Application behaviour.
+    pub workload: Workload,
+    /// Flow-control settings (both ends advertise the same initial limits).
+    pub fc: Config,
+    /// Receive-window tuner used at the client (and server).
+    pub tuner: Arc<dyn Tuner + Send + Sync>,
+    /// Congestion control at the server.
+    pub cc: CcAlgorithm,
+    /// PRNG seed.
+    pub seed: u64,
+    /// Encode every packet to bytes, decode it, and check every payload byte.
+    pub verify: bool,
+    /// Trace recording.
+    pub trace: TraceLevel,
+    /// Stop the run at this simulated time even if not complete.
+    pub time_limit: Duration,
+    /// Time-series sampling interval (zero = pick from the path's RTT).
+    pub sample_interval: Duration,
+    /// Largest UDP payload (default 1500).
+    pub max_datagram_size: u32,
+    /// ACK every this many ack-eliciting packets (default 2).
+    pub ack_ratio: u32,
+    /// `max_ack_delay` (default 25 ms).
+    pub max_ack_delay: Duration,
+}
+
+impl std::fmt::Debug for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scenario")
+            .field("forward", &self.forward)
+            .field("reverse", &self.reverse)
+            .field("workload", &self.workload)
+            .field("fc", &self.fc)
+            .field("cc", &self.cc)
+            .field("seed", &self.seed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scenario {
+    /// A run over `forward` (mirrored for the reverse path without loss or
+    /// jitter), with the default config and tuner, CUBIC, seed 1.
+    #[must_use]
+    pub fn new(forward: PathConfig, workload: Workload) -> Self {
+        let fc = Config::default();
+        let reverse = PathConfig {
+            loss: crate::net::LossModel::None,
+            jitter: Duration::ZERO,
+            ..forward.clone()
+        };
+        Self {
+            forward,
+            reverse,
+            workload,
+            tuner: Arc::new(fc.tuner()),
+            fc,
+            cc: CcAlgorithm::Cubic,
+            seed: 1,
+            verify: false,
+            trace: TraceLevel::Off,
+            time_limit: Duration::from_secs(3600),
+            sample_interval: Duration::ZERO,
+            max_datagram_size: 1500,
+            ack_ratio: 2,
+            max_ack_delay: Duration::from_millis(25),
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// Summary numbers.
+    pub metrics: Metrics,
+    /// Sampled time series.
+    pub series: Vec<Sample>,
+    /// Recorded events (empty when tracing is off).
+    pub trace: Vec<TraceRecord>,
+}
+
+/// Runs one scenario to completion (or its time limit).
+#[must_use]
+pub fn run(scenario: &Scenario) -> RunResult {
+    crate::transport::sim::Simulation::new(scenario).run()
+}

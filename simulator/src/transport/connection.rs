@@ -1,0 +1,991 @@
+//! One endpoint of the QUIC-like connection.
+//!
+//! The server sends the workload's streams; the client receives and reads
+//! them. Both ends run the same machinery: ACKs, loss recovery, congestion
+//! control, and neqo-fc flow control on the send and the receive side.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, VecDeque},
+    sync::Arc,
+    time::Duration,
+};
+
+use neqo_fc::{
+    Config, Connection as ConnSubject, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId,
+    Tuner, WindowChange,
+};
+
+use crate::{
+    quic::{
+        cc::{CcAlgorithm, CcState},
+        frame::Frame,
+    },
+    time::Time,
+    trace::{Endpoint, Parameters, TraceEvent, TraceLevel, TraceRecord},
+};
+
+use super::{
+    PACKET_OVERHEAD,
+    ack_state::AckState,
+    packet::{Packet, pattern},
+    reader::Reader,
+    recovery::{LossTrigger, Recovery, TimeoutOutcome},
+    recv_stream::RecvStream,
+    send_stream::SendStream,
+    sent::{SentFrame, SentPacket},
+    stream_id, stream_index,
+};
+
+/// Settings of one endpoint.
+#[derive(Clone)]
+pub struct ConnConfig {
+    /// Which end this is.
+    pub endpoint: Endpoint,
+    /// Largest UDP payload.
+    pub max_datagram: u32,
+    /// ACK every this many ack-eliciting packets.
+    pub ack_ratio: u32,
+    /// Our and the peer's `max_ack_delay`.
+    pub max_ack_delay: Duration,
+    /// Flow-control settings (ours; the peer uses the same initial limits).
+    pub fc: Config,
+    /// Receive-window tuner.
+    pub tuner: Arc<dyn Tuner + Send + Sync>,
+    /// Congestion controller.
+    pub cc: CcAlgorithm,
+    /// Encode frames to bytes and check payloads.
+    pub verify: bool,
+    /// Trace level.
+    pub trace: TraceLevel,
+}
+
+/// Counters and peaks of one endpoint.
+#[derive(Clone, Debug, Default)]
+pub struct ConnStats {
+    /// Bytes the application read.
+    pub delivered: u64,
+    /// Stream bytes sent again after a loss or PTO.
+    pub retransmitted_bytes: u64,
+    /// Packets declared lost.
+    pub packets_lost: u64,
+    /// Total time flow-control blocked with data and cwnd room.
+    pub fc_blocked: Duration,
+    /// Peaks at the receiver.
+    pub peak_stream_window: u64,
+    /// Peak connection receive window.
+    pub peak_conn_window: u64,
+    /// Peak receive buffer (bytes received, not read).
+    pub peak_recv_buffer: u64,
+    /// Peak credit outstanding over streams.
+    pub peak_total_credit: u64,
+    /// Peak congestion window.
+    pub peak_cwnd: u64,
+    /// MAX_DATA + MAX_STREAM_DATA sent.
+    pub window_updates_sent: u64,
+    /// *_BLOCKED frames sent.
+    pub blocked_frames_sent: u64,
+    /// Payload bytes that failed verification.
+    pub verify_failures: u64,
+    /// Per stream index: when the last byte was read.
+    pub stream_completion: Vec<Option<Time>>,
+}
+
+/// One endpoint.
+pub struct Connection {
+    cfg: ConnConfig,
+    next_pn: u64,
+    /// Loss recovery and congestion control.
+    pub recovery: Recovery,
+    acks: AckState,
+    // Send side.
+    send: Vec<SendStream>,
+    active: VecDeque<usize>,
+    in_active: Vec<bool>,
+    conn_tx: SenderFlowControl<ConnSubject>,
+    blocked_streams: BTreeSet<usize>,
+    new_left: u64,
+    fc_blocked_since: Option<Time>,
+    probes: u32,
+    // Receive side.
+    recv: BTreeMap<u64, RecvStream>,
+    conn_rx: ReceiverFlowControl<ConnSubject>,
+    dirty: BTreeSet<u64>,
+    readable: BTreeSet<u64>,
+    reader: Reader,
+    expected_streams: u64,
+    opened_streams: u64,
+    completed_streams: u64,
+    recv_buffer: u64,
+    total_credit: u64,
+    // Output.
+    /// Counters.
+    pub stats: ConnStats,
+    /// Recorded events.
+    pub trace: Vec<TraceRecord>,
+    /// Window changes (always recorded; small).
+    pub changes: Vec<WindowChange>,
+    /// Set when the connection closed with an error (code, reason).
+    pub closed: Option<(u64, String)>,
+    cc_state: CcState,
+    packets_traced: u64,
+}
+
+impl Connection {
+    /// An endpoint. `send_streams`: bytes per stream this end sends;
+    /// `expected_streams`: streams it will receive; `reader`: how its
+    /// application reads.
+    #[must_use]
+    pub fn new(
+        cfg: ConnConfig,
+        send_streams: &[u64],
+        expected_streams: u64,
+        reader: Reader,
+    ) -> Self {
+        let fc = cfg.fc;
+        let send: Vec<SendStream> = send_streams
+            .iter()
+            .enumerate()
+            .map(|(i, &bytes)| {
+                SendStream::new(stream_id(i as u64), bytes, fc.initial_stream_window)
+            })
+            .collect();
+        let active: VecDeque<usize> = (0..send.len()).collect();
+        let new_left = send_streams.iter().sum();
+        let recovery = Recovery::new(cfg.cc, u64::from(cfg.max_datagram), cfg.max_ack_delay);
+        let conn_rx = ReceiverFlowControl::connection(&fc);
+        let mut c = Self {
+            next_pn: 0,
+            recovery,
+            acks: AckState::new(cfg.ack_ratio, cfg.max_ack_delay),
+            in_active: vec![true; send.len()],
+            send,
+            active,
+            conn_tx: SenderFlowControl::new(ConnSubject, fc.initial_connection_window),
+            blocked_streams: BTreeSet::new(),
+            new_left,
+            fc_blocked_since: None,
+            probes: 0,
+            recv: BTreeMap::new(),
+            stats: ConnStats {
+                peak_conn_window: conn_rx.window(),
+                stream_completion: vec![None; usize::try_from(expected_streams).unwrap_or(0)],
+                ..ConnStats::default()
+            },
+            conn_rx,
+            dirty: BTreeSet::new(),
+            readable: BTreeSet::new(),
+            reader,
+            expected_streams,
+            opened_streams: 0,
+            completed_streams: 0,
+            recv_buffer: 0,
+            total_credit: 0,
+            trace: Vec::new(),
+            changes: Vec::new(),
+            closed: None,
+            cc_state: CcState::SlowStart,
+            packets_traced: 0,
+            cfg,
+        };
+        c.stats.peak_cwnd = c.recovery.cc.cwnd();
+        c
+    }
+
+    /// Seeds the RTT estimator with the handshake's sample, and records
+    /// both ends' transport parameters.
+    pub fn start(&mut self, now: Time, handshake_rtt: Duration) {
+        self.recovery.seed_rtt(handshake_rtt);
+        let params = Parameters {
+            initial_max_data: self.cfg.fc.initial_connection_window,
+            initial_max_stream_data: self.cfg.fc.initial_stream_window,
+            max_ack_delay_ms: u64::try_from(self.cfg.max_ack_delay.as_millis()).unwrap_or(0),
+            max_udp_payload_size: u64::from(self.cfg.max_datagram),
+        };
+        self.record(
+            now,
+            TraceEvent::ParametersSet {
+                local: true,
+                params,
+            },
+        );
+        self.record(
+            now,
+            TraceEvent::ParametersSet {
+                local: false,
+                params,
+            },
+        );
+    }
+
+    fn tracing(&self) -> bool {
+        self.cfg.trace != TraceLevel::Off
+    }
+
+    fn record(&mut self, time: Time, event: TraceEvent) {
+        if self.tracing() {
+            self.trace.push(TraceRecord {
+                time,
+                endpoint: self.cfg.endpoint,
+                event,
+            });
+        }
+    }
+
+    /// The frames to record for a packet, or `None` when this packet is
+    /// not traced (tracing off, or `Core` level and no flow-control frame).
+    fn traced_frames(&mut self, frames: &[Frame]) -> Option<Vec<Frame>> {
+        if !self.tracing() {
+            return None;
+        }
+        self.packets_traced += 1;
+        if self.cfg.trace == TraceLevel::Core {
+            let fc = frames.iter().any(|f| {
+                matches!(
+                    f,
+                    Frame::MaxData { .. }
+                        | Frame::MaxStreamData { .. }
+                        | Frame::DataBlocked { .. }
+                        | Frame::StreamDataBlocked { .. }
+                        | Frame::ConnectionClose { .. }
+                )
+            });
+            if !fc && self.packets_traced % 16 != 1 {
+                return None;
+            }
+        }
+        Some(
+            frames
+                .iter()
+                .map(|f| match f {
+                    Frame::Stream {
+                        stream_id,
+                        offset,
+                        length,
+                        fin,
+                        ..
+                    } => Frame::Stream {
+                        stream_id: *stream_id,
+                        offset: *offset,
+                        length: *length,
+                        fin: *fin,
+                        data: None,
+                    },
+                    other => other.clone(),
+                })
+                .collect(),
+        )
+    }
+
+    fn rtt(&self) -> Rtt {
+        Rtt::new(self.recovery.rtt.smoothed(), self.recovery.rtt.min_rtt())
+    }
+
+    fn on_change(&mut self, now: Time, change: Option<WindowChange>) {
+        let Some(c) = change else { return };
+        match c.subject {
+            neqo_fc::Subject::Connection => {
+                self.stats.peak_conn_window = self.stats.peak_conn_window.max(c.new);
+            }
+            neqo_fc::Subject::Stream(_) => {
+                self.stats.peak_stream_window = self.stats.peak_stream_window.max(c.new);
+            }
+        }
+        self.changes.push(c);
+        self.record(now, TraceEvent::WindowChanged(c));
+    }
+
+    fn close(&mut self, now: Time, code: u64, reason: String) {
+        if self.closed.is_none() {
+            self.record(
+                now,
+                TraceEvent::ConnectionClosed {
+                    code,
+                    reason: reason.clone(),
+                },
+            );
+            self.closed = Some((code, reason));
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Receiving.
+
+    /// Processes one arriving packet.
+    pub fn on_packet(&mut self, now: Time, mut pkt: Packet) {
+        if self.closed.is_some() {
+            return;
+        }
+        let frames = match pkt.take_frames() {
+            Ok(f) => f,
+            Err(e) => {
+                self.close(now, e.code(), e.to_string());
+                return;
+            }
+        };
+        let eliciting = frames.iter().any(Frame::is_ack_eliciting);
+        if !self.acks.on_packet(now, pkt.pn, eliciting) {
+            return;
+        }
+        if let Some(traced) = self.traced_frames(&frames) {
+            let (pn, size) = (pkt.pn, pkt.size);
+            self.record(
+                now,
+                TraceEvent::PacketReceived {
+                    pn,
+                    size,
+                    frames: traced,
+                },
+            );
+        }
+        for frame in frames {
+            if let Err((code, reason)) = self.on_frame(now, frame) {
+                self.close(now, code, reason);
+                return;
+            }
+        }
+        self.read(now);
+    }
+
+    fn on_frame(&mut self, now: Time, frame: Frame) -> Result<(), (u64, String)> {
+        match frame {
+            Frame::Ack {
+                largest,
+                ack_delay,
+                ranges,
+            } => {
+                let out = self.recovery.on_ack(now, largest, ack_delay, &ranges);
+                for p in &out.acked {
+                    self.on_acked(p);
+                }
+                self.on_lost(now, out.lost);
+                if out.rtt_sampled || !out.acked.is_empty() {
+                    self.metrics_updated(now);
+                }
+            }
+            Frame::Stream {
+                stream_id,
+                offset,
+                length,
+                fin,
+                data,
+            } => self.on_stream_frame(now, stream_id, offset, length, fin, data.as_deref())?,
+            Frame::MaxData { maximum } => {
+                self.conn_tx.update(maximum);
+            }
+            Frame::MaxStreamData { stream_id, maximum } => {
+                if let Some(i) = self.send_index(stream_id)
+                    && self.send[i].fc.update(maximum)
+                {
+                    self.blocked_streams.remove(&i);
+                    self.activate(i);
+                }
+            }
+            Frame::DataBlocked { .. } => self.conn_rx.blocked_received(),
+            Frame::StreamDataBlocked { stream_id, .. } => {
+                if let Some(s) = self.recv.get_mut(&stream_id) {
+                    s.fc.blocked_received();
+                    self.dirty.insert(stream_id);
+                }
+            }
+            Frame::ResetStream {
+                stream_id,
+                final_size,
+                ..
+            } => {
+                if let Some(s) = self.recv.get_mut(&stream_id) {
+                    let new = s.fc.set_final_size(final_size).map_err(fc_err)?;
+                    self.conn_rx.consume(new).map_err(fc_err)?;
+                }
+            }
+            Frame::ConnectionClose {
+                error_code, reason, ..
+            } => {
+                self.closed = Some((error_code, String::from_utf8_lossy(&reason).into_owned()));
+            }
+            Frame::Ping | Frame::Padding { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn send_index(&self, id: u64) -> Option<usize> {
+        let i = usize::try_from(stream_index(id)?).ok()?;
+        (i < self.send.len()).then_some(i)
+    }
+
+    fn on_stream_frame(
+        &mut self,
+        now: Time,
+        id: u64,
+        offset: u64,
+        len: u64,
+        fin: bool,
+        data: Option<&[u8]>,
+    ) -> Result<(), (u64, String)> {
+        let Some(index) = stream_index(id).filter(|&i| i < self.expected_streams) else {
+            // STREAM_STATE_ERROR (RFC 9000 §19.8) for streams we never expect.
+            return Err((0x05, format!("unexpected stream {id}")));
+        };
+        if !self.recv.contains_key(&id) {
+            self.open_stream(now, id, index);
+        }
+        let end = offset
+            .checked_add(len)
+            .ok_or((0x07, "offset overflow".to_string()))?;
+        let s = self.recv.get_mut(&id).expect("opened above");
+        if s.all_read() {
+            return Ok(()); // late duplicate for a finished stream
+        }
+        let new = s.fc.on_data(end, fin).map_err(fc_err)?;
+        self.conn_rx.consume(new).map_err(fc_err)?;
+        let (buffered, failures) = s.store(offset, len, data);
+        self.stats.verify_failures += failures;
+        self.recv_buffer += buffered;
+        self.stats.peak_recv_buffer = self.stats.peak_recv_buffer.max(self.recv_buffer);
+        if s.contiguous_end() > s.read_offset() || s.fc.final_size() == Some(s.read_offset()) {
+            self.readable.insert(id);
+        }
+        Ok(())
+    }
+
+    fn open_stream(&mut self, now: Time, id: u64, index: u64) {
+        let (fc, change) = self.conn_rx.open_stream(
+            StreamId(id),
+            self.cfg.fc.initial_stream_window,
+            &self.cfg.fc,
+            now.as_duration(),
+        );
+        self.stats.peak_stream_window = self.stats.peak_stream_window.max(fc.window());
+        self.total_credit += fc.credit();
+        self.stats.peak_total_credit = self.stats.peak_total_credit.max(self.total_credit);
+        self.recv.insert(id, RecvStream::new(index, fc));
+        self.opened_streams += 1;
+        self.dirty.insert(id);
+        self.on_change(now, change);
+    }
+
+    /// The application reads what it may.
+    fn read(&mut self, now: Time) {
+        if self.readable.is_empty() {
+            return;
+        }
+        let mut budget = self.reader.budget(now);
+        let ids: Vec<u64> = self.readable.iter().copied().collect();
+        for id in ids {
+            if budget == 0 {
+                break;
+            }
+            let Some(s) = self.recv.get_mut(&id) else {
+                self.readable.remove(&id);
+                continue;
+            };
+            if self.reader.stalled(s.index, now) {
+                continue;
+            }
+            let avail =
+                self.reader
+                    .readable(s.read_offset(), s.contiguous_end(), s.fc.final_size());
+            let n = avail.min(budget);
+            if n > 0 {
+                let to = s.read_offset() + n;
+                s.advance_read(to);
+                let retired = s.fc.retire(to).unwrap_or(0);
+                let _ = self.conn_rx.retire(retired);
+                budget -= n;
+                self.reader.consume(n);
+                self.recv_buffer -= n;
+                self.total_credit -= n;
+                self.stats.delivered += n;
+                self.dirty.insert(id);
+            }
+            let s = &self.recv[&id];
+            let more = self
+                .reader
+                .readable(s.read_offset(), s.contiguous_end(), s.fc.final_size());
+            if s.all_read() {
+                let index = usize::try_from(s.index).unwrap_or(usize::MAX);
+                self.total_credit -= s.fc.credit();
+                if let Some(slot) = self.stats.stream_completion.get_mut(index) {
+                    *slot = Some(now);
+                }
+                self.completed_streams += 1;
+                self.readable.remove(&id);
+                self.dirty.remove(&id);
+                self.recv.remove(&id);
+            } else if more == 0 {
+                self.readable.remove(&id);
+            }
+        }
+    }
+
+    /// Largest receive window over open streams (0 when none is open).
+    #[must_use]
+    pub fn stream_window_now(&self) -> u64 {
+        self.recv.values().map(|s| s.fc.window()).max().unwrap_or(0)
+    }
+
+    /// Connection receive window.
+    #[must_use]
+    pub fn conn_window_now(&self) -> u64 {
+        self.conn_rx.window()
+    }
+
+    /// Bytes received and not yet read, all streams.
+    #[must_use]
+    pub fn recv_buffer_now(&self) -> u64 {
+        self.recv_buffer
+    }
+
+    /// Credit outstanding over open streams.
+    #[must_use]
+    pub fn total_credit_now(&self) -> u64 {
+        self.total_credit
+    }
+
+    /// True when every expected stream was read to its end.
+    #[must_use]
+    pub fn all_streams_read(&self) -> bool {
+        self.completed_streams == self.expected_streams
+    }
+
+    fn on_acked(&mut self, p: &SentPacket) {
+        for f in &p.frames {
+            match *f {
+                SentFrame::Stream {
+                    id, offset, len, ..
+                } => {
+                    if let Some(i) = self.send_index(id) {
+                        self.send[i].on_acked(offset, len);
+                    }
+                }
+                SentFrame::MaxData(limit) => self.conn_rx.update_acked(limit),
+                SentFrame::MaxStreamData { id, limit } => {
+                    if let Some(s) = self.recv.get_mut(&id) {
+                        s.fc.update_acked(limit);
+                    }
+                }
+                SentFrame::DataBlocked(_) | SentFrame::StreamDataBlocked { .. } => {}
+            }
+        }
+    }
+
+    fn on_lost(&mut self, now: Time, lost: Vec<(SentPacket, LossTrigger)>) {
+        for (p, trigger) in lost {
+            self.stats.packets_lost += 1;
+            self.record(
+                now,
+                TraceEvent::PacketLost {
+                    pn: p.pn,
+                    trigger: trigger.as_str(),
+                },
+            );
+            self.requeue(&p.frames);
+        }
+        self.cc_state_check(now);
+    }
+
+    /// Puts the content of a lost (or probed) packet back in line.
+    fn requeue(&mut self, frames: &[SentFrame]) {
+        for f in frames {
+            match *f {
+                SentFrame::Stream {
+                    id, offset, len, ..
+                } => {
+                    if let Some(i) = self.send_index(id) {
+                        self.send[i].on_lost(offset, len);
+                        self.activate(i);
+                    }
+                }
+                SentFrame::MaxData(limit) => self.conn_rx.update_lost(limit),
+                SentFrame::MaxStreamData { id, limit } => {
+                    if let Some(s) = self.recv.get_mut(&id) {
+                        s.fc.update_lost(limit);
+                        self.dirty.insert(id);
+                    }
+                }
+                SentFrame::DataBlocked(limit) => self.conn_tx.blocked_lost(limit),
+                SentFrame::StreamDataBlocked { id, limit } => {
+                    if let Some(i) = self.send_index(id) {
+                        self.send[i].fc.blocked_lost(limit);
+                        self.blocked_streams.insert(i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn activate(&mut self, i: usize) {
+        if !self.in_active[i] {
+            self.in_active[i] = true;
+            self.active.push_back(i);
+        }
+    }
+
+    fn metrics_updated(&mut self, now: Time) {
+        let cwnd = self.recovery.cc.cwnd();
+        self.stats.peak_cwnd = self.stats.peak_cwnd.max(cwnd);
+        self.cc_state_check(now);
+        if self.tracing() {
+            let r = &self.recovery.rtt;
+            let ev = TraceEvent::MetricsUpdated {
+                cwnd,
+                bytes_in_flight: self.recovery.cc.bytes_in_flight(),
+                smoothed_rtt_us: micros(r.smoothed()),
+                min_rtt_us: micros(r.min_rtt()),
+                latest_rtt_us: micros(r.latest()),
+                ssthresh: self.recovery.cc.ssthresh(),
+            };
+            self.record(now, ev);
+        }
+    }
+
+    fn cc_state_check(&mut self, now: Time) {
+        let state = self.recovery.cc.state();
+        if state != self.cc_state {
+            let old = self.cc_state;
+            self.cc_state = state;
+            self.record(now, TraceEvent::CongestionStateUpdated { old, new: state });
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Timers.
+
+    /// The earliest time this endpoint needs to act without input.
+    #[must_use]
+    pub fn next_timeout(&self, now: Time) -> Option<Time> {
+        if self.closed.is_some() {
+            return None;
+        }
+        let mut t = self.recovery.timeout();
+        let mut take = |x: Option<Time>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t| t.min(x)));
+            }
+        };
+        if self.acks.has_new() {
+            take(self.acks.deadline());
+        }
+        if self.has_sendable_data() && self.recovery.cwnd_room() >= u64::from(self.cfg.max_datagram)
+        {
+            take(Some(
+                self.recovery
+                    .pacing_time(now, u64::from(self.cfg.max_datagram)),
+            ));
+        }
+        if !self.readable.is_empty() {
+            if !self.reader.unlimited() {
+                take(self.reader.next_budget_time(now));
+            }
+            take(self.reader.stall_end(now));
+        }
+        t
+    }
+
+    /// Handles timers due at `now`.
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.closed.is_some() {
+            return;
+        }
+        match self.recovery.on_timeout(now) {
+            TimeoutOutcome::None => {}
+            TimeoutOutcome::Lost(lost) => self.on_lost(now, lost),
+            TimeoutOutcome::Probe => {
+                self.probes = 2;
+                // Resend the oldest outstanding data in the probes
+                // (RFC 9002 §6.2.4) if no new data is waiting.
+                if !self.has_sendable_data() {
+                    let frames: Vec<SentFrame> = self
+                        .recovery
+                        .oldest_outstanding(2)
+                        .flat_map(|p| p.frames.iter().copied())
+                        .collect();
+                    self.requeue(&frames);
+                }
+            }
+        }
+        self.read(now);
+    }
+
+    // ---------------------------------------------------------------
+    // Sending.
+
+    fn has_sendable_data(&self) -> bool {
+        let conn_avail = self.conn_tx.available();
+        self.active
+            .iter()
+            .any(|&i| self.send[i].sendable(conn_avail))
+    }
+
+    fn control_due(&self) -> bool {
+        self.conn_rx.update_due()
+            || self
+                .dirty
+                .iter()
+                .any(|id| self.recv.get(id).is_some_and(|s| s.fc.update_due()))
+            || self.conn_tx.blocked_needed().is_some()
+            || !self.blocked_streams.is_empty()
+    }
+
+    /// Writes every packet this endpoint may send at `now` into `out`.
+    pub fn output(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.closed.is_some() {
+            return;
+        }
+        loop {
+            let mds = u64::from(self.cfg.max_datagram);
+            let cwnd_ok = self.recovery.cwnd_room() >= mds || self.probes > 0;
+            let paced_ok = self.recovery.pacing_time(now, mds) <= now || self.probes > 0;
+            let data = cwnd_ok && paced_ok && self.has_sendable_data();
+            let control = cwnd_ok && self.control_due();
+            let ack = self.acks.ack_now(now);
+            if !(data || control || ack || self.probes > 0) {
+                break;
+            }
+            if !self.build_packet(now, data, out) {
+                break;
+            }
+        }
+        self.update_fc_blocked(now);
+    }
+
+    fn update_fc_blocked(&mut self, now: Time) {
+        let blocked = self.new_left > 0
+            && self.recovery.cwnd_room() >= u64::from(self.cfg.max_datagram)
+            && !self.has_sendable_data();
+        match (blocked, self.fc_blocked_since) {
+            (true, None) => self.fc_blocked_since = Some(now),
+            (false, Some(since)) => {
+                self.stats.fc_blocked += now - since;
+                self.fc_blocked_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes the blocked-time accounting at the end of a run.
+    pub fn finish(&mut self, now: Time) {
+        if let Some(since) = self.fc_blocked_since.take() {
+            self.stats.fc_blocked += now - since;
+        }
+    }
+
+    fn build_packet(&mut self, now: Time, with_data: bool, out: &mut Vec<Packet>) -> bool {
+        let mut space = self.cfg.max_datagram as usize - PACKET_OVERHEAD;
+        let mut frames = Vec::with_capacity(4);
+        let mut sent = Vec::new();
+        if self.acks.has_new()
+            && let Some(ack) = self.acks.make_ack(now)
+        {
+            space = space.saturating_sub(ack.encoded_len());
+            frames.push(ack);
+        }
+        self.write_control(now, &mut space, &mut frames, &mut sent);
+        if with_data {
+            self.write_stream_data(&mut space, &mut frames, &mut sent);
+        }
+        let mut eliciting = frames.iter().any(Frame::is_ack_eliciting);
+        if self.probes > 0 {
+            self.probes -= 1;
+            if !eliciting {
+                frames.push(Frame::Ping);
+                eliciting = true;
+            }
+        }
+        if frames.is_empty() {
+            return false;
+        }
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        let traced = self.traced_frames(&frames);
+        let pkt = Packet::new(pn, frames, self.cfg.verify);
+        if let Some(frames) = traced {
+            let size = pkt.size;
+            self.record(now, TraceEvent::PacketSent { pn, size, frames });
+        }
+        let in_flight = eliciting;
+        let cwnd_limited = in_flight
+            && (self.recovery.cc.bytes_in_flight() + u64::from(pkt.size)) * 2
+                >= self.recovery.cc.cwnd();
+        self.recovery.on_packet_sent(
+            now,
+            SentPacket {
+                pn,
+                time_sent: now,
+                size: pkt.size,
+                ack_eliciting: eliciting,
+                in_flight,
+                cwnd_limited,
+                frames: sent,
+            },
+        );
+        out.push(pkt);
+        true
+    }
+
+    fn write_control(
+        &mut self,
+        now: Time,
+        space: &mut usize,
+        frames: &mut Vec<Frame>,
+        sent: &mut Vec<SentFrame>,
+    ) {
+        const ROOM: usize = 24;
+        let rtt = self.rtt();
+        let tuner = Arc::clone(&self.cfg.tuner);
+        // Stream updates first: their tuning may raise the connection floor.
+        let ids: Vec<u64> = self.dirty.iter().copied().collect();
+        for id in ids {
+            if *space < ROOM {
+                break;
+            }
+            let Some(s) = self.recv.get_mut(&id) else {
+                self.dirty.remove(&id);
+                continue;
+            };
+            let old_limit = s.fc.limit();
+            match s.fc.send_update(now.as_duration(), rtt, &*tuner) {
+                Some(u) => {
+                    self.total_credit += u.limit - old_limit;
+                    self.stats.peak_total_credit =
+                        self.stats.peak_total_credit.max(self.total_credit);
+                    let window = s.fc.window();
+                    self.dirty.remove(&id);
+                    let f = Frame::MaxStreamData {
+                        stream_id: id,
+                        maximum: u.limit,
+                    };
+                    *space = space.saturating_sub(f.encoded_len());
+                    frames.push(f);
+                    sent.push(SentFrame::MaxStreamData { id, limit: u.limit });
+                    self.stats.window_updates_sent += 1;
+                    self.on_change(now, u.change);
+                    let floor = self.conn_rx.cover_stream_window(
+                        window,
+                        self.cfg.fc.connection_floor,
+                        now.as_duration(),
+                    );
+                    self.on_change(now, floor);
+                }
+                None => {
+                    self.dirty.remove(&id);
+                }
+            }
+        }
+        if *space >= ROOM
+            && let Some(u) = self.conn_rx.send_update(now.as_duration(), rtt, &*tuner)
+        {
+            let f = Frame::MaxData { maximum: u.limit };
+            *space = space.saturating_sub(f.encoded_len());
+            frames.push(f);
+            sent.push(SentFrame::MaxData(u.limit));
+            self.stats.window_updates_sent += 1;
+            self.on_change(now, u.change);
+        }
+        if *space >= ROOM
+            && let Some(limit) = self.conn_tx.blocked_needed()
+        {
+            self.conn_tx.blocked_sent();
+            frames.push(Frame::DataBlocked { limit });
+            sent.push(SentFrame::DataBlocked(limit));
+            self.stats.blocked_frames_sent += 1;
+        }
+        while *space >= ROOM {
+            let Some(i) = self.blocked_streams.pop_first() else {
+                break;
+            };
+            let s = &mut self.send[i];
+            if let Some(limit) = s.fc.blocked_needed() {
+                s.fc.blocked_sent();
+                let f = Frame::StreamDataBlocked {
+                    stream_id: s.id,
+                    limit,
+                };
+                *space = space.saturating_sub(f.encoded_len());
+                frames.push(f);
+                sent.push(SentFrame::StreamDataBlocked { id: s.id, limit });
+                self.stats.blocked_frames_sent += 1;
+            }
+        }
+    }
+
+    fn write_stream_data(
+        &mut self,
+        space: &mut usize,
+        frames: &mut Vec<Frame>,
+        sent: &mut Vec<SentFrame>,
+    ) {
+        // Smallest useful STREAM frame; the header is at most
+        // 1 (type) + 8 (id) + 8 (offset) + 2 (length) bytes.
+        const HEADER: usize = 1 + 8 + 8 + 2;
+        const MIN_FRAME: usize = HEADER + 13;
+        let mut tried = 0;
+        while *space > MIN_FRAME && tried < self.active.len() {
+            let Some(i) = self.active.pop_front() else {
+                break;
+            };
+            let conn_avail = self.conn_tx.available();
+            let s = &mut self.send[i];
+            let Some(chunk) = s.next_chunk((*space - HEADER) as u64, conn_avail) else {
+                if s.stream_blocked() {
+                    if s.fc.blocked() {
+                        self.blocked_streams.insert(i);
+                    }
+                    self.in_active[i] = false;
+                } else if s.new_left() > 0 {
+                    // Connection-blocked: stays in line for MAX_DATA.
+                    self.active.push_back(i);
+                    tried += 1;
+                } else {
+                    self.in_active[i] = false;
+                }
+                continue;
+            };
+            tried = 0;
+            if chunk.retransmission {
+                self.stats.retransmitted_bytes += chunk.len;
+            } else {
+                self.conn_tx.consume(chunk.len);
+                self.new_left -= chunk.len;
+            }
+            let data = self
+                .cfg
+                .verify
+                .then(|| pattern(s.id, chunk.offset, chunk.len));
+            let f = Frame::Stream {
+                stream_id: s.id,
+                offset: chunk.offset,
+                length: chunk.len,
+                fin: chunk.fin,
+                data,
+            };
+            *space = space.saturating_sub(f.encoded_len());
+            frames.push(f);
+            sent.push(SentFrame::Stream {
+                id: s.id,
+                offset: chunk.offset,
+                len: chunk.len,
+                fin: chunk.fin,
+            });
+            // Round robin: a stream with more to send goes to the back.
+            if s.has_retransmit() || (s.new_left() > 0 && s.fc.available() > 0) {
+                self.active.push_back(i);
+            } else {
+                if s.stream_blocked() && s.fc.blocked() {
+                    self.blocked_streams.insert(i);
+                }
+                self.in_active[i] = false;
+            }
+        }
+        if self.conn_tx.available() == 0 && self.new_left > 0 {
+            self.conn_tx.blocked();
+        }
+    }
+}
+
+fn fc_err(e: neqo_fc::Error) -> (u64, String) {
+    (e.code(), e.to_string())
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}

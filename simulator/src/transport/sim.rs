@@ -1,0 +1,320 @@
+//! The event loop: two endpoints, two paths, one event queue, one PRNG.
+
+use std::time::Duration;
+
+use crate::{
+    event::{EventHash, EventQueue},
+    metrics::{Metrics, Sample},
+    net::{Path, Verdict},
+    rng::Rng,
+    scenario::{RunResult, Scenario, WorkloadKind},
+    time::Time,
+    trace::Endpoint,
+};
+
+use super::{
+    connection::{ConnConfig, Connection},
+    packet::Packet,
+    reader::Reader,
+};
+
+/// Most samples kept; beyond this the interval doubles and every other
+/// sample is dropped, so long runs stay small.
+const MAX_SAMPLES: usize = 2048;
+
+enum Event {
+    Deliver { to: Endpoint, pkt: Packet },
+    Timer { who: Endpoint, generation: u64 },
+}
+
+/// One run in progress.
+pub struct Simulation {
+    queue: EventQueue<Event>,
+    client: Connection,
+    server: Connection,
+    forward: Path,
+    reverse: Path,
+    rng: Rng,
+    hash: EventHash,
+    timer: [(Option<Time>, u64); 2],
+    series: Vec<Sample>,
+    sample_every: Duration,
+    next_sample: Time,
+    time_limit: Time,
+    events: u64,
+    out: Vec<Packet>,
+}
+
+fn slot(e: Endpoint) -> usize {
+    match e {
+        Endpoint::Client => 0,
+        Endpoint::Server => 1,
+    }
+}
+
+impl Simulation {
+    /// Sets up both endpoints and paths for `s`.
+    #[must_use]
+    pub fn new(s: &Scenario) -> Self {
+        let streams = u64::from(s.workload.streams.max(1));
+        let per_stream = s.workload.kind.bytes_per_stream();
+        let message = match s.workload.kind {
+            WorkloadKind::Messages { size, .. } => Some(size),
+            WorkloadKind::Bulk { .. } => None,
+        };
+        let base = ConnConfig {
+            endpoint: Endpoint::Client,
+            max_datagram: s.max_datagram_size,
+            ack_ratio: s.ack_ratio,
+            max_ack_delay: s.max_ack_delay,
+            fc: s.fc,
+            tuner: s.tuner.clone(),
+            cc: s.cc,
+            verify: s.verify,
+            trace: s.trace,
+        };
+        let client = Connection::new(
+            base.clone(),
+            &[],
+            streams,
+            Reader::new(s.workload.reader, message, s.workload.stall, streams),
+        );
+        let server = Connection::new(
+            ConnConfig {
+                endpoint: Endpoint::Server,
+                ..base
+            },
+            &vec![per_stream; usize::try_from(streams).unwrap_or(0)],
+            0,
+            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, None, 0),
+        );
+        let rtt = s.forward.delay + s.reverse.delay;
+        let sample_every = if s.sample_interval.is_zero() {
+            (rtt / 2).max(Duration::from_millis(1))
+        } else {
+            s.sample_interval
+        };
+        Self {
+            queue: EventQueue::with_capacity(1 << 12),
+            client,
+            server,
+            forward: Path::new(&s.forward),
+            reverse: Path::new(&s.reverse),
+            rng: Rng::new(s.seed),
+            hash: EventHash::new(),
+            timer: [(None, 0); 2],
+            series: Vec::new(),
+            sample_every,
+            next_sample: Time::ZERO,
+            time_limit: Time::ZERO + s.time_limit,
+            events: 0,
+            out: Vec::new(),
+        }
+    }
+
+    fn conn(&mut self, e: Endpoint) -> &mut Connection {
+        match e {
+            Endpoint::Client => &mut self.client,
+            Endpoint::Server => &mut self.server,
+        }
+    }
+
+    /// Sends what `who` has to send and re-arms its timer.
+    fn service(&mut self, now: Time, who: Endpoint) {
+        let mut out = std::mem::take(&mut self.out);
+        self.conn(who).output(now, &mut out);
+        for pkt in out.drain(..) {
+            let (path, to) = match who {
+                Endpoint::Server => (&mut self.forward, Endpoint::Client),
+                Endpoint::Client => (&mut self.reverse, Endpoint::Server),
+            };
+            if let Verdict::Forward(at) = path.send(now, pkt.size, &mut self.rng) {
+                self.queue.push(at, Event::Deliver { to, pkt });
+            }
+        }
+        self.out = out;
+        let next = self.conn(who).next_timeout(now);
+        let (scheduled, generation) = &mut self.timer[slot(who)];
+        if next != *scheduled {
+            *scheduled = next;
+            *generation += 1;
+            if let Some(t) = next {
+                let g = *generation;
+                self.queue
+                    .push(t.max(now), Event::Timer { who, generation: g });
+            }
+        }
+    }
+
+    fn sample(&mut self, now: Time) {
+        while self.next_sample <= now {
+            let c = &self.client;
+            let r = &self.server.recovery;
+            self.series.push(Sample {
+                time: self.next_sample.as_duration(),
+                stream_window: c.stream_window_now(),
+                conn_window: c.conn_window_now(),
+                cwnd: r.cc.cwnd(),
+                bytes_in_flight: r.cc.bytes_in_flight(),
+                delivered: c.stats.delivered,
+                recv_buffer: c.recv_buffer_now(),
+                total_credit: c.total_credit_now(),
+            });
+            self.next_sample += self.sample_every;
+            if self.series.len() >= MAX_SAMPLES {
+                let kept: Vec<Sample> = self.series.iter().step_by(2).copied().collect();
+                self.series = kept;
+                self.sample_every *= 2;
+                self.next_sample = Time::ZERO
+                    + self.series.last().map_or(Duration::ZERO, |s| s.time)
+                    + self.sample_every;
+            }
+        }
+    }
+
+    /// Runs to completion, an error, or the time limit.
+    #[must_use]
+    pub fn run(mut self) -> RunResult {
+        let rtt = self.forward_rtt();
+        self.client.start(Time::ZERO, rtt);
+        self.server.start(Time::ZERO, rtt);
+        self.service(Time::ZERO, Endpoint::Server);
+        self.service(Time::ZERO, Endpoint::Client);
+        let mut now = Time::ZERO;
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > self.time_limit {
+                break;
+            }
+            now = t;
+            self.events += 1;
+            self.hash.mix(t.as_nanos());
+            let who = match ev {
+                Event::Deliver { to, pkt } => {
+                    self.hash.mix(pkt.pn << 1 | slot(to) as u64);
+                    self.conn(to).on_packet(now, pkt);
+                    to
+                }
+                Event::Timer { who, generation } => {
+                    if self.timer[slot(who)].1 != generation {
+                        continue;
+                    }
+                    self.timer[slot(who)].0 = None;
+                    self.hash.mix(u64::MAX - slot(who) as u64);
+                    self.conn(who).on_timeout(now);
+                    who
+                }
+            };
+            self.service(now, who);
+            if now >= self.next_sample {
+                self.sample(now);
+            }
+            if self.client.all_streams_read()
+                || self.client.closed.is_some()
+                || self.server.closed.is_some()
+            {
+                break;
+            }
+        }
+        self.finish(now)
+    }
+
+    /// The handshake's RTT sample: both one-way propagation delays. A real
+    /// connection has one before its first STREAM frame.
+    fn forward_rtt(&self) -> Duration {
+        self.forward.delay() + self.reverse.delay()
+    }
+
+    fn finish(mut self, now: Time) -> RunResult {
+        self.server.finish(now);
+        self.client.finish(now);
+        let c = &self.client;
+        let s = &self.server;
+        let fwd = self.forward.stats();
+        let rev = self.reverse.stats();
+        let duration = c
+            .stats
+            .stream_completion
+            .iter()
+            .flatten()
+            .max()
+            .map_or(now, |&t| t)
+            .as_duration();
+        let completed = c.all_streams_read();
+        let duration = if completed {
+            duration
+        } else {
+            now.as_duration()
+        };
+        let bytes = c.stats.delivered;
+        let secs = duration.as_secs_f64();
+        let goodput_bps = if secs > 0.0 {
+            bytes as f64 * 8.0 / secs
+        } else {
+            0.0
+        };
+        let stream_completion: Vec<Duration> = c
+            .stats
+            .stream_completion
+            .iter()
+            .map(|t| t.map_or(duration, Time::as_duration))
+            .collect();
+        let metrics = Metrics {
+            bytes,
+            duration,
+            completed,
+            goodput_bps,
+            link_utilisation: if secs > 0.0 {
+                fwd.busy_time.as_secs_f64() / secs
+            } else {
+                0.0
+            },
+            drops: fwd.dropped_queue
+                + fwd.dropped_loss
+                + fwd.dropped_codel
+                + rev.dropped_queue
+                + rev.dropped_loss
+                + rev.dropped_codel,
+            retransmitted_bytes: s.stats.retransmitted_bytes,
+            packets_lost: s.stats.packets_lost,
+            fc_blocked: s.stats.fc_blocked,
+            peak_stream_window: c.stats.peak_stream_window,
+            peak_conn_window: c.stats.peak_conn_window,
+            peak_recv_buffer: c.stats.peak_recv_buffer,
+            peak_total_credit: c.stats.peak_total_credit,
+            peak_cwnd: s.stats.peak_cwnd,
+            window_updates_sent: c.stats.window_updates_sent,
+            blocked_frames_sent: s.stats.blocked_frames_sent,
+            fairness_index: jain(&stream_completion),
+            stream_completion,
+            events: self.events,
+            event_hash: self.hash.value(),
+            error: c.closed.clone().or_else(|| s.closed.clone()),
+            verify_failures: c.stats.verify_failures,
+            final_srtt: s.recovery.rtt.smoothed(),
+            min_rtt: s.recovery.rtt.min_rtt(),
+        };
+        let mut trace = std::mem::take(&mut self.server.trace);
+        trace.append(&mut self.client.trace);
+        trace.sort_by_key(|r| r.time);
+        RunResult {
+            metrics,
+            series: self.series,
+            trace,
+        }
+    }
+}
+
+/// Jain's fairness index over per-stream throughputs (equal sizes, so the
+/// inverse completion times): (Σx)² / (n Σx²).
+fn jain(completion: &[Duration]) -> f64 {
+    let xs: Vec<f64> = completion
+        .iter()
+        .map(|d| 1.0 / d.as_secs_f64().max(1e-12))
+        .collect();
+    if xs.is_empty() {
+        return 1.0;
+    }
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    sum * sum / (xs.len() as f64 * sq)
+}
