@@ -19,6 +19,8 @@ impl Fraction {
     pub const HALF: Self = Self { num: 1, den: 2 };
     /// One: "update only when the window is exhausted".
     pub const ONE: Self = Self { num: 1, den: 1 };
+    /// One sixteenth: the default tuner's headroom.
+    pub const SIXTEENTH: Self = Self { num: 1, den: 16 };
     /// Three halves: the default connection-window floor over the largest
     /// stream window (quiche and quic-go use the same ratio).
     pub const THREE_HALVES: Self = Self { num: 3, den: 2 };

@@ -42,6 +42,9 @@ fn main() {
     let start = std::time::Instant::now();
     let r = run(&s);
     let wall = start.elapsed();
+    if std::env::var_os("DUMP").is_some() {
+        dump(&r.series[..r.series.len().min(60)]);
+    }
     let m = &r.metrics;
     println!("bdp {} | {:?}", bdp_bytes(rate, rtt), m);
     println!(
@@ -53,4 +56,20 @@ fn main() {
         m.events,
         wall.as_nanos() as f64 / m.events as f64
     );
+}
+
+/// Prints the first samples (debug aid).
+#[allow(dead_code)]
+fn dump(series: &[neqo_fc_sim::metrics::Sample]) {
+    for s in series {
+        println!(
+            "{:>8.3} win {:>9} conn {:>9} cwnd {:>9} inflight {:>9} delivered {:>11}",
+            s.time.as_secs_f64(),
+            s.stream_window,
+            s.conn_window,
+            s.cwnd,
+            s.bytes_in_flight,
+            s.delivered
+        );
+    }
 }

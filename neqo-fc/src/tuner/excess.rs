@@ -30,7 +30,7 @@
 //! fill more queue). [`RttChoice::Smoothed`] reproduces neqo.
 
 use super::{TuneInput, Tuner};
-use crate::{SubjectKind, math};
+use crate::{Fraction, SubjectKind, math};
 
 /// Which RTT figure divides the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,9 @@ pub struct ExcessTuner {
     pub max_connection_window: u64,
     /// RTT used as the denominator.
     pub rtt_choice: RttChoice,
+    /// Share of the effective window held back as headroom (default 1/16):
+    /// `effective = (1 − f) × window × (1 − headroom)`.
+    pub headroom: Fraction,
 }
 
 impl ExcessTuner {
@@ -62,6 +65,7 @@ impl ExcessTuner {
         max_stream_window: 32 << 20,
         max_connection_window: 48 << 20,
         rtt_choice: RttChoice::Min,
+        headroom: Fraction::SIXTEENTH,
     };
 }
 
@@ -82,7 +86,8 @@ impl Tuner for ExcessTuner {
             RttChoice::Min => input.rtt.min,
             RttChoice::Smoothed => input.rtt.smoothed,
         };
-        let effective = window - input.update_fraction.of(window).min(window);
+        let usable = window - input.update_fraction.of(window).min(window);
+        let effective = usable - self.headroom.of(usable).min(usable);
         let expected = math::mul_div(effective, math::nanos(input.elapsed), math::nanos(rtt));
         let Some(excess) = input.retired_since_update.checked_sub(expected) else {
             return window;

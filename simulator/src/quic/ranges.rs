@@ -111,15 +111,19 @@ impl RangeSet {
     /// Drops every value below `v` (trimming acknowledged or delivered
     /// prefixes).
     pub fn remove_below(&mut self, v: u64) {
-        let keep = self.ranges.split_off(&v);
-        let dropped = std::mem::replace(&mut self.ranges, keep);
-        for (s, e) in dropped {
+        // Pop whole ranges from the front; re-key at most one straddling
+        // range. No allocation unless a range is split.
+        while let Some((&s, &e)) = self.ranges.first_key_value() {
+            if s >= v {
+                break;
+            }
+            self.ranges.pop_first();
             if e > v {
                 self.ranges.insert(v, e);
                 self.total -= v - s;
-            } else {
-                self.total -= e - s;
+                break;
             }
+            self.total -= e - s;
         }
     }
 

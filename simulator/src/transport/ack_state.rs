@@ -65,7 +65,9 @@ impl AckState {
         if self.largest.is_none_or(|l| pn > l) {
             self.largest = Some(pn);
             self.largest_time = now;
-            if pn > HISTORY {
+            // Trim old history now and then (not per packet: re-keying the
+            // first range costs an allocation).
+            if pn > HISTORY && pn % 1024 == 0 {
                 self.received.remove_below(pn - HISTORY);
             }
         }

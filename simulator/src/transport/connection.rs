@@ -32,7 +32,7 @@ use super::{
     recovery::{LossTrigger, Recovery, TimeoutOutcome},
     recv_stream::RecvStream,
     send_stream::SendStream,
-    sent::{SentFrame, SentPacket},
+    sent::{SentFrame, SentFrames, SentPacket},
     stream_id, stream_index,
 };
 
@@ -128,6 +128,8 @@ pub struct Connection {
     pub closed: Option<(u64, String)>,
     cc_state: CcState,
     packets_traced: u64,
+    /// Reused buffer for stream-ID lists.
+    scratch: Vec<u64>,
 }
 
 impl Connection {
@@ -185,6 +187,7 @@ impl Connection {
             closed: None,
             cc_state: CcState::SlowStart,
             packets_traced: 0,
+            scratch: Vec::new(),
             cfg,
         };
         c.stats.peak_cwnd = c.recovery.cc.cwnd();
@@ -310,21 +313,23 @@ impl Connection {
     // ---------------------------------------------------------------
     // Receiving.
 
-    /// Processes one arriving packet.
-    pub fn on_packet(&mut self, now: Time, mut pkt: Packet) {
+    /// Processes one arriving packet. Returns its (emptied) frame vector
+    /// so the simulation can reuse the allocation.
+    pub fn on_packet(&mut self, now: Time, mut pkt: Packet) -> Vec<Frame> {
         if self.closed.is_some() {
-            return;
+            return Vec::new();
         }
-        let frames = match pkt.take_frames() {
+        let mut frames = match pkt.take_frames() {
             Ok(f) => f,
             Err(e) => {
                 self.close(now, e.code(), e.to_string());
-                return;
+                return Vec::new();
             }
         };
         let eliciting = frames.iter().any(Frame::is_ack_eliciting);
         if !self.acks.on_packet(now, pkt.pn, eliciting) {
-            return;
+            frames.clear();
+            return frames;
         }
         if let Some(traced) = self.traced_frames(&frames) {
             let (pn, size) = (pkt.pn, pkt.size);
@@ -337,13 +342,14 @@ impl Connection {
                 },
             );
         }
-        for frame in frames {
+        for frame in frames.drain(..) {
             if let Err((code, reason)) = self.on_frame(now, frame) {
                 self.close(now, code, reason);
-                return;
+                return Vec::new();
             }
         }
         self.read(now);
+        frames
     }
 
     fn on_frame(&mut self, now: Time, frame: Frame) -> Result<(), (u64, String)> {
@@ -469,8 +475,9 @@ impl Connection {
             return;
         }
         let mut budget = self.reader.budget(now);
-        let ids: Vec<u64> = self.readable.iter().copied().collect();
-        for id in ids {
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.extend(self.readable.iter().copied());
+        for &id in &ids {
             if budget == 0 {
                 break;
             }
@@ -515,6 +522,8 @@ impl Connection {
                 self.readable.remove(&id);
             }
         }
+        ids.clear();
+        self.scratch = ids;
     }
 
     /// Largest receive window over open streams (0 when none is open).
@@ -727,7 +736,8 @@ impl Connection {
     }
 
     /// Writes every packet this endpoint may send at `now` into `out`.
-    pub fn output(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// `pool` supplies empty frame vectors to reuse.
+    pub fn output(&mut self, now: Time, out: &mut Vec<Packet>, pool: &mut Vec<Vec<Frame>>) {
         if self.closed.is_some() {
             return;
         }
@@ -741,7 +751,7 @@ impl Connection {
             if !(data || control || ack || self.probes > 0) {
                 break;
             }
-            if !self.build_packet(now, data, out) {
+            if !self.build_packet(now, data, out, pool) {
                 break;
             }
         }
@@ -769,10 +779,16 @@ impl Connection {
         }
     }
 
-    fn build_packet(&mut self, now: Time, with_data: bool, out: &mut Vec<Packet>) -> bool {
+    fn build_packet(
+        &mut self,
+        now: Time,
+        with_data: bool,
+        out: &mut Vec<Packet>,
+        pool: &mut Vec<Vec<Frame>>,
+    ) -> bool {
         let mut space = self.cfg.max_datagram as usize - PACKET_OVERHEAD;
-        let mut frames = Vec::with_capacity(4);
-        let mut sent = Vec::new();
+        let mut frames = pool.pop().unwrap_or_default();
+        let mut sent = SentFrames::new();
         if self.acks.has_new()
             && let Some(ack) = self.acks.make_ack(now)
         {
@@ -792,6 +808,7 @@ impl Connection {
             }
         }
         if frames.is_empty() {
+            pool.push(frames);
             return false;
         }
         let pn = self.next_pn;
@@ -827,14 +844,15 @@ impl Connection {
         now: Time,
         space: &mut usize,
         frames: &mut Vec<Frame>,
-        sent: &mut Vec<SentFrame>,
+        sent: &mut SentFrames,
     ) {
         const ROOM: usize = 24;
         let rtt = self.rtt();
         let tuner = Arc::clone(&self.cfg.tuner);
         // Stream updates first: their tuning may raise the connection floor.
-        let ids: Vec<u64> = self.dirty.iter().copied().collect();
-        for id in ids {
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.extend(self.dirty.iter().copied());
+        for &id in &ids {
             if *space < ROOM {
                 break;
             }
@@ -871,6 +889,8 @@ impl Connection {
                 }
             }
         }
+        ids.clear();
+        self.scratch = ids;
         if *space >= ROOM
             && let Some(u) = self.conn_rx.send_update(now.as_duration(), rtt, &*tuner)
         {
@@ -912,7 +932,7 @@ impl Connection {
         &mut self,
         space: &mut usize,
         frames: &mut Vec<Frame>,
-        sent: &mut Vec<SentFrame>,
+        sent: &mut SentFrames,
     ) {
         // Smallest useful STREAM frame; the header is at most
         // 1 (type) + 8 (id) + 8 (offset) + 2 (length) bytes.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::{
     quic::{
         ack::AckRanges,
-        cc::{CcAlgorithm, CongestionControl},
+        cc::{CcAlgorithm, CcState, CongestionControl},
         pacer::Pacer,
         rtt::RttEstimator,
     },
@@ -114,7 +114,20 @@ impl Recovery {
     #[must_use]
     pub fn pacing_time(&self, now: Time, bytes: u64) -> Time {
         self.pacer
-            .next_send_time(now, self.cc.cwnd(), self.rtt.smoothed(), bytes)
+            .next_send_time(now, self.pacing_cwnd(), self.rtt.smoothed(), bytes)
+    }
+
+    /// The window the pacer spreads over one smoothed RTT. The pacer's
+    /// gain is 1.25 (RFC 9002 §7.7); in slow start we pace at 2 × cwnd /
+    /// srtt instead, as Linux does (`tcp_pacing_ss_ratio` = 200 %), so
+    /// pacing does not slow the exponential ramp.
+    fn pacing_cwnd(&self) -> u64 {
+        let cwnd = self.cc.cwnd();
+        if self.cc.state() == CcState::SlowStart {
+            cwnd.saturating_mul(8) / 5
+        } else {
+            cwnd
+        }
     }
 
     /// Records a sent packet (ack-eliciting / in-flight ones only need
@@ -122,12 +135,9 @@ impl Recovery {
     pub fn on_packet_sent(&mut self, now: Time, pkt: SentPacket) {
         if pkt.in_flight {
             self.cc.on_packet_sent(now, u64::from(pkt.size));
-            self.pacer.on_sent(
-                now,
-                self.cc.cwnd(),
-                self.rtt.smoothed(),
-                u64::from(pkt.size),
-            );
+            let pacing_cwnd = self.pacing_cwnd();
+            self.pacer
+                .on_sent(now, pacing_cwnd, self.rtt.smoothed(), u64::from(pkt.size));
         }
         if pkt.ack_eliciting {
             self.last_eliciting_sent = Some(now);

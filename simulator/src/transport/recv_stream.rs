@@ -8,8 +8,9 @@ use super::packet::pattern_byte;
 
 /// One incoming stream.
 ///
-/// Invariants: `received` holds only offsets ≥ `read`; `buffered` = the
-/// number of bytes in `received`; `read == fc.retired()`.
+/// Invariants: `received` holds every offset received (the read prefix
+/// included); `buffered` = bytes in `received` at or above `read`;
+/// `read == fc.retired()`.
 #[derive(Debug)]
 pub struct RecvStream {
     /// Stream index (0-based, in opening order).
@@ -85,7 +86,8 @@ impl RecvStream {
         let n = offset.saturating_sub(self.read);
         self.read += n;
         self.buffered -= n;
-        self.received.remove_below(self.read);
+        // The read prefix stays in `received` as (part of) its first range:
+        // trimming it would re-key the range on every read.
         n
     }
 

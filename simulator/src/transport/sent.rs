@@ -3,6 +3,8 @@
 
 use std::collections::VecDeque;
 
+use smallvec::SmallVec;
+
 use crate::time::Time;
 
 /// A frame whose loss or acknowledgement matters.
@@ -39,6 +41,9 @@ pub enum SentFrame {
     },
 }
 
+/// The frames of one packet; most carry one or two, kept inline.
+pub type SentFrames = SmallVec<[SentFrame; 2]>;
+
 /// A packet awaiting acknowledgement.
 #[derive(Clone, Debug)]
 pub struct SentPacket {
@@ -57,7 +62,7 @@ pub struct SentPacket {
     /// and do not grow the window (RFC 9002 §7.8).
     pub cwnd_limited: bool,
     /// Frames to act on at ack / loss.
-    pub frames: Vec<SentFrame>,
+    pub frames: SentFrames,
 }
 
 /// Packets in flight, indexed by packet number (numbers are consecutive).

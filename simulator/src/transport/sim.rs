@@ -22,9 +22,36 @@ use super::{
 /// sample is dropped, so long runs stay small.
 const MAX_SAMPLES: usize = 2048;
 
+/// Events stay small (packets wait in a slab) so the heap moves little.
 enum Event {
-    Deliver { to: Endpoint, pkt: Packet },
+    Deliver { to: Endpoint, slot: u32 },
     Timer { who: Endpoint, generation: u64 },
+}
+
+/// Packets in flight on the paths, addressed by slot.
+#[derive(Default)]
+struct Slab {
+    packets: Vec<Option<Packet>>,
+    free: Vec<u32>,
+}
+
+impl Slab {
+    fn insert(&mut self, pkt: Packet) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.packets[i as usize] = Some(pkt);
+            i
+        } else {
+            self.packets.push(Some(pkt));
+            u32::try_from(self.packets.len() - 1).expect("fewer than 2^32 packets in flight")
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> Packet {
+        self.free.push(slot);
+        self.packets[slot as usize]
+            .take()
+            .expect("slot holds a packet")
+    }
 }
 
 /// One run in progress.
@@ -43,6 +70,8 @@ pub struct Simulation {
     time_limit: Time,
     events: u64,
     out: Vec<Packet>,
+    slab: Slab,
+    pool: Vec<Vec<crate::quic::frame::Frame>>,
 }
 
 fn slot(e: Endpoint) -> usize {
@@ -109,6 +138,8 @@ impl Simulation {
             time_limit: Time::ZERO + s.time_limit,
             events: 0,
             out: Vec::new(),
+            slab: Slab::default(),
+            pool: Vec::new(),
         }
     }
 
@@ -122,20 +153,26 @@ impl Simulation {
     /// Sends what `who` has to send and re-arms its timer.
     fn service(&mut self, now: Time, who: Endpoint) {
         let mut out = std::mem::take(&mut self.out);
-        self.conn(who).output(now, &mut out);
+        let mut pool = std::mem::take(&mut self.pool);
+        self.conn(who).output(now, &mut out, &mut pool);
+        self.pool = pool;
         for pkt in out.drain(..) {
             let (path, to) = match who {
                 Endpoint::Server => (&mut self.forward, Endpoint::Client),
                 Endpoint::Client => (&mut self.reverse, Endpoint::Server),
             };
             if let Verdict::Forward(at) = path.send(now, pkt.size, &mut self.rng) {
-                self.queue.push(at, Event::Deliver { to, pkt });
+                let slot = self.slab.insert(pkt);
+                self.queue.push(at, Event::Deliver { to, slot });
             }
         }
         self.out = out;
         let next = self.conn(who).next_timeout(now);
+        // A timer that fires early is harmless (the endpoint re-checks), so
+        // keep an earlier pending one instead of queueing another event.
         let (scheduled, generation) = &mut self.timer[slot(who)];
-        if next != *scheduled {
+        let keep = matches!((*scheduled, next), (Some(s), Some(n)) if s <= n);
+        if !keep && next != *scheduled {
             *scheduled = next;
             *generation += 1;
             if let Some(t) = next {
@@ -186,12 +223,16 @@ impl Simulation {
                 break;
             }
             now = t;
-            self.events += 1;
-            self.hash.mix(t.as_nanos());
             let who = match ev {
-                Event::Deliver { to, pkt } => {
+                Event::Deliver { to, slot: i } => {
+                    self.events += 1;
+                    self.hash.mix(t.as_nanos());
+                    let pkt = self.slab.take(i);
                     self.hash.mix(pkt.pn << 1 | slot(to) as u64);
-                    self.conn(to).on_packet(now, pkt);
+                    let frames = self.conn(to).on_packet(now, pkt);
+                    if frames.capacity() > 0 && self.pool.len() < 64 {
+                        self.pool.push(frames);
+                    }
                     to
                 }
                 Event::Timer { who, generation } => {
@@ -199,6 +240,8 @@ impl Simulation {
                         continue;
                     }
                     self.timer[slot(who)].0 = None;
+                    self.events += 1;
+                    self.hash.mix(t.as_nanos());
                     self.hash.mix(u64::MAX - slot(who) as u64);
                     self.conn(who).on_timeout(now);
                     who
