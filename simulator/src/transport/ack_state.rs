@@ -67,7 +67,7 @@ impl AckState {
             self.largest_time = now;
             // Trim old history now and then (not per packet: re-keying the
             // first range costs an allocation).
-            if pn > HISTORY && pn % 1024 == 0 {
+            if pn > HISTORY && pn.is_multiple_of(1024) {
                 self.received.remove_below(pn - HISTORY);
             }
         }
