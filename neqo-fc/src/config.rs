@@ -1,6 +1,6 @@
 //! Configuration with documented defaults.
 
-use crate::{Fraction, tuner::ExcessTuner};
+use crate::{Budget, Fraction, tuner::ExcessTuner};
 
 /// Receive-side flow-control settings for one connection.
 ///
@@ -34,6 +34,10 @@ pub struct Config {
     /// The connection window is kept ≥ this × the largest stream window.
     /// Default 3/2 (quiche, quic-go).
     pub connection_floor: Fraction,
+    /// Connection-wide memory budget and idle-stream reclaim, applied by
+    /// [`crate::ConnectionReceiver`]; `None` = unbounded (as every peer
+    /// stack). Default: [`Budget::default`].
+    pub budget: Option<Budget>,
 }
 
 impl Default for Config {
@@ -47,6 +51,7 @@ impl Default for Config {
             bonus: ExcessTuner::DEFAULT.bonus,
             seed_fraction: Some(Fraction::QUARTER),
             connection_floor: Fraction::THREE_HALVES,
+            budget: Some(Budget::default()),
         }
     }
 }

@@ -31,6 +31,9 @@ pub enum Error {
     /// A value does not fit a QUIC variable-length integer (≥ 2^62,
     /// RFC 9000 §16, §19.8): FRAME_ENCODING_ERROR (0x07).
     ValueTooLarge(u64),
+    /// The peer opened more streams than the receiver allows
+    /// (RFC 9000 §4.6): STREAM_LIMIT_ERROR (0x04).
+    StreamLimit(u64),
     /// The embedding stack tried to retire bytes that were never received:
     /// a local bug, reported as INTERNAL_ERROR (0x01) rather than a panic.
     RetiredBeyondReceived {
@@ -49,6 +52,7 @@ impl Error {
             Self::FlowControl { .. } => 0x03,
             Self::FinalSize { .. } => 0x06,
             Self::ValueTooLarge(_) => 0x07,
+            Self::StreamLimit(_) => 0x04,
             Self::RetiredBeyondReceived { .. } => 0x01,
         }
     }
@@ -67,6 +71,7 @@ impl fmt::Display for Error {
                 write!(f, "FINAL_SIZE_ERROR: known {known}, peer sent {received}")
             }
             Self::ValueTooLarge(v) => write!(f, "FRAME_ENCODING_ERROR: {v} is not below 2^62"),
+            Self::StreamLimit(max) => write!(f, "STREAM_LIMIT_ERROR: more than {max} open streams"),
             Self::RetiredBeyondReceived { retired, received } => write!(
                 f,
                 "INTERNAL_ERROR: retiring {retired} but only {received} received"

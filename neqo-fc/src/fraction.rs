@@ -13,6 +13,8 @@ pub struct Fraction {
 }
 
 impl Fraction {
+    /// Zero.
+    pub const ZERO: Self = Self { num: 0, den: 1 };
     /// One quarter: neqo's update threshold and our default seed fraction.
     pub const QUARTER: Self = Self { num: 1, den: 4 };
     /// One half: quiche's, Chromium's and yamux's update threshold.
@@ -21,6 +23,8 @@ impl Fraction {
     pub const ONE: Self = Self { num: 1, den: 1 };
     /// One sixteenth: the default tuner's headroom.
     pub const SIXTEENTH: Self = Self { num: 1, den: 16 };
+    /// Two: the default budget multiple of the connection window.
+    pub const TWO: Self = Self { num: 2, den: 1 };
     /// Three halves: the default connection-window floor over the largest
     /// stream window (quiche and quic-go use the same ratio).
     pub const THREE_HALVES: Self = Self { num: 3, den: 2 };
@@ -66,6 +70,12 @@ impl Fraction {
     #[must_use]
     pub fn of(self, x: u64) -> u64 {
         mul_div(x, u64::from(self.num), u64::from(self.den))
+    }
+
+    /// `⌈x × num / den⌉`, saturating; never panics.
+    #[must_use]
+    pub fn of_ceil(self, x: u64) -> u64 {
+        crate::math::mul_div_ceil(x, u64::from(self.num), u64::from(self.den))
     }
 
     /// True if `0 < self ≤ 1`.

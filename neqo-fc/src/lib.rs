@@ -85,8 +85,10 @@
 
 #![forbid(unsafe_code)]
 
+mod budget;
 mod change;
 mod config;
+mod connection_receiver;
 mod error;
 mod fraction;
 pub mod math;
@@ -96,8 +98,10 @@ mod sender;
 mod subject;
 pub mod tuner;
 
+pub use budget::Budget;
 pub use change::{ChangeReason, WindowChange};
 pub use config::{Config, ConfigError};
+pub use connection_receiver::{ConnectionReceiver, UpdateFrame};
 pub use error::{Error, Res, TransportErrorCode};
 pub use fraction::Fraction;
 pub use math::MAX_VARINT;

@@ -22,17 +22,30 @@ pub fn nanos(d: Duration) -> u64 {
 /// division, so the result is exact for every input.
 #[must_use]
 pub fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    mul_div_rem(a, b, c).0
+}
+
+/// `⌈a × b / c⌉`, saturating at `u64::MAX`; `c == 0` is treated as `c == 1`.
+#[must_use]
+pub fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    match mul_div_rem(a, b, c) {
+        (q, true) => q.saturating_add(1),
+        (q, false) => q,
+    }
+}
+
+/// Quotient (saturating) and whether the remainder is non-zero.
+fn mul_div_rem(a: u64, b: u64, c: u64) -> (u64, bool) {
     let c = c.max(1);
     if let Some(p) = a.checked_mul(b) {
-        return p / c;
+        return (p / c, p % c != 0);
     }
     let (hi, lo) = wide_mul(a, b);
     if hi >= c {
-        return u64::MAX; // the quotient does not fit in 64 bits
+        return (u64::MAX, false); // the quotient does not fit in 64 bits
     }
     // Long division of (hi:lo) by c, one bit at a time; `rem < c` holds
-    // throughout, so `rem << 1 | bit` never loses information beyond 64 bits
-    // except when rem's top bit is set, handled by `carry`.
+    // throughout, and `carry` keeps the bit shifted out of `rem`.
     let mut rem = hi;
     let mut quot = 0u64;
     for i in (0..64).rev() {
@@ -44,7 +57,7 @@ pub fn mul_div(a: u64, b: u64, c: u64) -> u64 {
             quot |= 1;
         }
     }
-    quot
+    (quot, rem != 0)
 }
 
 /// Full 128-bit product of two `u64` as `(high, low)` words.
@@ -97,6 +110,15 @@ mod tests {
             let exact = u128::from(a) * u128::from(b) / u128::from(c);
             let want = u64::try_from(exact).unwrap_or(u64::MAX);
             prop_assert_eq!(mul_div(a, b, c), want);
+            let ceil = (u128::from(a) * u128::from(b)).div_ceil(u128::from(c));
+            let want = u64::try_from(ceil).unwrap_or(u64::MAX);
+            prop_assert_eq!(mul_div_ceil(a, b, c), want);
+        }
+
+        #[test]
+        fn small_operands_take_both_paths(a in 0u64..1 << 40, b in 0u64..1 << 40, c in 1u64..1 << 20) {
+            let exact = u128::from(a) * u128::from(b);
+            prop_assert_eq!(u128::from(mul_div(a, b, c)), (exact / u128::from(c)).min(u128::from(u64::MAX)));
         }
     }
 }

@@ -154,12 +154,15 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if self.resend_pending {
             return true;
         }
-        let target = self.target();
-        if target <= self.max_allowed {
-            return false;
-        }
+        self.blocked_pending && self.target() > self.max_allowed || self.threshold_reached()
+    }
+
+    /// At least `update_fraction × window` bytes (and at least one) were
+    /// retired since the limit was set: `retired + window − limit ≥
+    /// threshold`.
+    fn threshold_reached(&self) -> bool {
         let threshold = self.update_fraction.of(self.max_active).max(1);
-        self.blocked_pending || target - self.max_allowed >= threshold
+        self.target().saturating_sub(self.max_allowed) >= threshold
     }
 
     /// Call when writing a MAX_DATA / MAX_STREAM_DATA frame: runs one
@@ -175,11 +178,37 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         rtt: Rtt,
         tuner: &T,
     ) -> Option<Update> {
-        if !self.update_due() {
+        self.send_update_capped(now, rtt, tuner, MAX_VARINT)
+    }
+
+    /// As [`ReceiverFlowControl::send_update`], but the new limit is at
+    /// most `max_limit` (a memory budget's share); never below the current
+    /// limit. Returns `None` if no update is due, or if the cap leaves
+    /// nothing to extend and no lost frame needs re-sending.
+    pub fn send_update_capped<T: Tuner + ?Sized>(
+        &mut self,
+        now: Duration,
+        rtt: Rtt,
+        tuner: &T,
+        max_limit: u64,
+    ) -> Option<Update> {
+        if !self.update_due() || (max_limit <= self.max_allowed && !self.resend_pending) {
             return None;
         }
-        let change = self.tune(now, rtt, tuner);
-        self.max_allowed = self.max_allowed.max(self.target());
+        // Tune only on updates the retirement threshold triggered: then at
+        // least `f × window` bytes were retired since the last step, so the
+        // measured rate is that of a whole update quantum. An update that a
+        // *_BLOCKED or a lost frame triggered can follow the previous one by
+        // microseconds; one read burst in such an interval would look like
+        // a rate the reader never sustains. Its bytes and time carry over.
+        let change = if self.threshold_reached() {
+            self.tune(now, rtt, tuner)
+        } else {
+            None
+        };
+        // Due means `target > limit` (or a resend), and the cap is above
+        // the limit, so this never lowers the limit.
+        self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
         self.resend_pending = false;
         self.blocked_pending = false;
         Some(Update {
@@ -188,16 +217,25 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         })
     }
 
+    /// Bytes the limit would grow by if an update were sent now without a
+    /// cap: `retired + window − limit` (0 if none).
+    pub fn wanted_extension(&self) -> u64 {
+        self.target().saturating_sub(self.max_allowed)
+    }
+
     fn tune<T: Tuner + ?Sized>(
         &mut self,
         now: Duration,
         rtt: Rtt,
         tuner: &T,
     ) -> Option<WindowChange> {
-        let last = self.last_update.replace(now);
+        let Some(last) = self.last_update.replace(now) else {
+            self.retired_at_update = self.retired;
+            return None;
+        };
+        let elapsed = now.saturating_sub(last);
         let retired_since = self.retired - self.retired_at_update;
         self.retired_at_update = self.retired;
-        let elapsed = now.saturating_sub(last?);
         let input = TuneInput {
             kind: self.subject.kind(),
             window: self.max_active,
@@ -206,7 +244,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             rtt,
             update_fraction: self.update_fraction,
         };
-        let new = tuner.tune(&input).min(MAX_VARINT);
+        // A tuner only ever grows a window (the `Tuner` contract).
+        let new = tuner.tune(&input).min(MAX_VARINT).max(self.max_active);
         self.change_window(new, ChangeReason::AutoTune, now, rtt.min, elapsed)
     }
 
@@ -368,7 +407,11 @@ impl ReceiverFlowControl<Connection> {
         floor: Fraction,
         now: Duration,
     ) -> Option<WindowChange> {
-        self.raise_window(floor.of(stream_window), ChangeReason::ConnectionFloor, now)
+        self.raise_window(
+            floor.of_ceil(stream_window),
+            ChangeReason::ConnectionFloor,
+            now,
+        )
     }
 }
 

@@ -126,10 +126,16 @@ mod tests {
         }
     }
 
+    /// The rule without headroom, to check the formula itself.
+    const NO_HEADROOM: ExcessTuner = ExcessTuner {
+        headroom: Fraction::ZERO,
+        ..ExcessTuner::DEFAULT
+    };
+
     #[test]
     fn grows_by_bonus_times_excess() {
         // effective = 750_000; expected over 100 ms = 750_000.
-        let t = ExcessTuner::DEFAULT;
+        let t = NO_HEADROOM;
         assert_eq!(t.tune(&input(1_000_000, 750_000, 100)), 1_000_000);
         assert_eq!(t.tune(&input(1_000_000, 750_001, 100)), 1_000_004);
         assert_eq!(t.tune(&input(1_000_000, 749_999, 100)), 1_000_000);
@@ -151,11 +157,19 @@ mod tests {
         i.rtt = Rtt::new(Duration::from_millis(200), Duration::from_millis(100));
         let neqo_like = ExcessTuner {
             rtt_choice: RttChoice::Smoothed,
-            ..ExcessTuner::DEFAULT
+            ..NO_HEADROOM
         };
         // expected = 750_000 × 100/200 = 375_000; excess 625_000 × 4.
         assert_eq!(neqo_like.tune(&i), 3_500_000);
-        assert_eq!(ExcessTuner::DEFAULT.tune(&i), 2_000_000);
+        assert_eq!(NO_HEADROOM.tune(&i), 2_000_000);
+    }
+
+    #[test]
+    fn headroom_lowers_the_expectation() {
+        // usable 750_000, minus 1/16 = 703_125 expected over one RTT.
+        let t = ExcessTuner::DEFAULT;
+        assert_eq!(t.tune(&input(1_000_000, 703_125, 100)), 1_000_000);
+        assert_eq!(t.tune(&input(1_000_000, 703_126, 100)), 1_000_004);
     }
 
     #[test]

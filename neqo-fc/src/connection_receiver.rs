@@ -1,0 +1,409 @@
+//! The receive side of one connection: the connection controller, every
+//! stream's controller, seeding, the connection floor, and the memory
+//! budget that bounds the credit held across streams.
+
+use std::{
+    collections::{BTreeMap, VecDeque},
+    time::Duration,
+};
+
+use crate::{
+    ChangeReason, Config, Connection, Error, MAX_VARINT, ReceiverFlowControl, Res, Rtt, StreamId,
+    Subject, Tuner, WindowChange,
+};
+
+/// One MAX_DATA / MAX_STREAM_DATA to write now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpdateFrame {
+    /// [`Subject::Connection`] for MAX_DATA, a stream for MAX_STREAM_DATA.
+    pub subject: Subject,
+    /// The limit to send.
+    pub limit: u64,
+}
+
+#[derive(Clone, Debug)]
+struct StreamEntry {
+    fc: ReceiverFlowControl<StreamId>,
+    /// The window the stream started with; reclaim returns it here.
+    seed: u64,
+    /// `retired` at the start of the current reclaim period.
+    retired_at_mark: u64,
+    /// In the `due` queue.
+    queued: bool,
+}
+
+/// Receive-side flow control for a whole connection.
+///
+/// It owns the connection's [`ReceiverFlowControl`] and one per open
+/// stream, and keeps these invariants after every call:
+///
+/// - every rule of [`ReceiverFlowControl`] (RFC 9000 §4), for each subject;
+/// - with a [`Budget`](crate::Budget): the credit outstanding summed over open streams,
+///   [`ConnectionReceiver::committed`] `= Σ (limit − retired)`, never
+///   exceeds [`ConnectionReceiver::budget`] — credit is only extended
+///   within it, and never reneged (limits never decrease);
+/// - the connection window stays ≥ `connection_floor × largest stream
+///   window + bytes buffered`, so neither one stream nor data parked in
+///   slow streams makes the connection limit block the others;
+/// - windows grow only from bytes the application retired.
+///
+/// New streams start at `max(initial, seed_fraction × connection window)`
+/// (within the budget). With a budget, a stream that retired nothing for
+/// `idle_rtts` RTTs, or retired far less than its window, returns toward
+/// its seed by *not extending* its limit; credit goes to streams whose
+/// application is reading, first come first served among those due.
+///
+/// Every window change is kept in [`ConnectionReceiver::drain_changes`]
+/// (reasons: auto-tune, seed, connection floor, budget, reclaim).
+#[derive(Debug)]
+pub struct ConnectionReceiver<T> {
+    config: Config,
+    tuner: T,
+    conn: ReceiverFlowControl<Connection>,
+    streams: BTreeMap<StreamId, StreamEntry>,
+    committed: u64,
+    due: VecDeque<StreamId>,
+    largest_window: u64,
+    next_reclaim: Option<Duration>,
+    changes: Vec<WindowChange>,
+}
+
+impl<T: Tuner> ConnectionReceiver<T> {
+    /// A connection receiver with `config` (whose `budget`, if any, bounds
+    /// stream credit) and `tuner`.
+    pub fn new(config: Config, tuner: T) -> Self {
+        Self {
+            conn: ReceiverFlowControl::connection(&config),
+            config,
+            tuner,
+            streams: BTreeMap::new(),
+            committed: 0,
+            due: VecDeque::new(),
+            largest_window: 0,
+            next_reclaim: None,
+            changes: Vec::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The tuner.
+    pub fn tuner(&self) -> &T {
+        &self.tuner
+    }
+
+    /// The connection-level controller.
+    pub fn connection(&self) -> &ReceiverFlowControl<Connection> {
+        &self.conn
+    }
+
+    /// A stream's controller, if open.
+    pub fn stream(&self, id: StreamId) -> Option<&ReceiverFlowControl<StreamId>> {
+        self.streams.get(&id).map(|e| &e.fc)
+    }
+
+    /// Open streams.
+    pub fn stream_count(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Credit outstanding over open streams: `Σ (limit − retired)`.
+    pub fn committed(&self) -> u64 {
+        self.committed
+    }
+
+    /// The budget in force (`u64::MAX` without a budget).
+    pub fn budget(&self) -> u64 {
+        self.config.budget.map_or(u64::MAX, |b| {
+            b.limit(self.conn.window(), self.config.initial_stream_window)
+        })
+    }
+
+    /// Largest stream window among open streams (may lag a shrink until
+    /// the next reclaim pass).
+    pub fn largest_window(&self) -> u64 {
+        self.largest_window
+    }
+
+    /// Bytes received and not yet read, all streams (the connection's
+    /// `consumed − retired`).
+    pub fn buffered(&self) -> u64 {
+        self.conn.unretired()
+    }
+
+    /// Takes the window changes recorded since the last call.
+    pub fn drain_changes(&mut self) -> std::vec::Drain<'_, WindowChange> {
+        self.changes.drain(..)
+    }
+
+    fn push_change(&mut self, change: Option<WindowChange>) {
+        if let Some(c) = change {
+            if let Subject::Stream(_) = c.subject {
+                self.largest_window = self.largest_window.max(c.new);
+            }
+            self.changes.push(c);
+        }
+    }
+
+    /// Opens a stream the peer started (call before its first data, or let
+    /// [`ConnectionReceiver::on_data`] do it). Its limit starts at
+    /// `initial_stream_window` (the transport parameter the peer knows);
+    /// its window is seeded from the connection window, within the budget.
+    ///
+    /// # Errors
+    /// [`Error::StreamLimit`] beyond `budget.max_streams` open streams.
+    pub fn open_stream(&mut self, id: StreamId, now: Duration) -> Res<()> {
+        if self.streams.contains_key(&id) {
+            return Ok(());
+        }
+        if let Some(b) = self.config.budget
+            && self.streams.len() as u64 >= b.max_streams
+        {
+            return Err(Error::StreamLimit(b.max_streams));
+        }
+        let initial = self.config.initial_stream_window;
+        let mut fc = ReceiverFlowControl::new(id, initial, initial, self.config.update_fraction);
+        self.committed += fc.credit();
+        let room = self.budget().saturating_sub(self.committed);
+        let seed = self
+            .config
+            .seed_window(self.conn.window())
+            .min(initial.saturating_add(room));
+        let change = fc.raise_window(seed, ChangeReason::Seed, now);
+        let seed = fc.window();
+        self.largest_window = self.largest_window.max(seed);
+        self.streams.insert(
+            id,
+            StreamEntry {
+                fc,
+                seed,
+                retired_at_mark: 0,
+                queued: false,
+            },
+        );
+        self.push_change(change);
+        self.enqueue_if_due(id);
+        Ok(())
+    }
+
+    /// A STREAM frame (or FIN) reached `end` on stream `id`, opening it if
+    /// needed. Streams the stack knows are closed must not be passed here.
+    ///
+    /// # Errors
+    /// As [`ReceiverFlowControl::on_data`] (stream) and
+    /// [`ReceiverFlowControl::consume`] (connection); then nothing changed
+    /// at the connection level.
+    pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool, now: Duration) -> Res<u64> {
+        self.open_stream(id, now)?;
+        let entry = self.streams.get_mut(&id).expect("opened above");
+        let mut probe = entry.fc.clone();
+        let new = probe.on_data(end, fin)?;
+        self.conn.consume(new)?;
+        entry.fc = probe;
+        Ok(new)
+    }
+
+    /// The application read stream `id` up to `offset`. Returns the bytes
+    /// newly retired.
+    ///
+    /// # Errors
+    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data received.
+    pub fn retire(&mut self, id: StreamId, offset: u64) -> Res<u64> {
+        let Some(entry) = self.streams.get_mut(&id) else {
+            return Ok(0);
+        };
+        let n = entry.fc.retire(offset)?;
+        self.conn.retire(n)?;
+        self.committed -= n;
+        self.enqueue_if_due(id);
+        Ok(n)
+    }
+
+    /// The peer sent DATA_BLOCKED (`None`) or STREAM_DATA_BLOCKED for `id`.
+    /// Constant work per frame; unknown streams are ignored.
+    pub fn blocked_received(&mut self, id: Option<StreamId>) {
+        match id {
+            None => self.conn.blocked_received(),
+            Some(id) => {
+                if let Some(e) = self.streams.get_mut(&id) {
+                    e.fc.blocked_received();
+                    self.enqueue_if_due(id);
+                }
+            }
+        }
+    }
+
+    /// The frame carrying `limit` for `subject` was lost.
+    pub fn update_lost(&mut self, subject: Subject, limit: u64) {
+        match subject {
+            Subject::Connection => self.conn.update_lost(limit),
+            Subject::Stream(id) => {
+                if let Some(e) = self.streams.get_mut(&id) {
+                    e.fc.update_lost(limit);
+                    self.enqueue_if_due(id);
+                }
+            }
+        }
+    }
+
+    /// The frame carrying `limit` for `subject` was acknowledged.
+    pub fn update_acked(&mut self, subject: Subject, limit: u64) {
+        match subject {
+            Subject::Connection => self.conn.update_acked(limit),
+            Subject::Stream(id) => {
+                if let Some(e) = self.streams.get_mut(&id) {
+                    e.fc.update_acked(limit);
+                }
+            }
+        }
+    }
+
+    /// Forgets stream `id` (read to the end, or reset). Bytes received but
+    /// never read are released at the connection level, and its credit
+    /// leaves the budget.
+    pub fn close_stream(&mut self, id: StreamId) {
+        if let Some(e) = self.streams.remove(&id) {
+            self.committed -= e.fc.credit();
+            let unread = e.fc.unretired();
+            // Cannot fail: these bytes were consumed at the connection.
+            let _ = self.conn.retire(unread);
+        }
+    }
+
+    fn enqueue_if_due(&mut self, id: StreamId) {
+        if let Some(e) = self.streams.get_mut(&id)
+            && !e.queued
+            && e.fc.update_due()
+        {
+            e.queued = true;
+            self.due.push_back(id);
+        }
+    }
+
+    /// True when [`ConnectionReceiver::next_update`] may return a frame.
+    pub fn update_pending(&self) -> bool {
+        !self.due.is_empty() || self.conn.update_due()
+    }
+
+    /// The next MAX_DATA / MAX_STREAM_DATA to write, if any; call in a loop
+    /// while building a packet. Tuning, the connection floor, budget caps
+    /// and (every `idle_rtts`) reclaim happen here.
+    pub fn next_update(&mut self, now: Duration, rtt: Rtt) -> Option<UpdateFrame> {
+        self.reclaim(now, rtt);
+        let mut skipped = 0;
+        while let Some(id) = self.due.pop_front() {
+            let Some(entry) = self.streams.get_mut(&id) else {
+                continue;
+            };
+            entry.queued = false;
+            if !entry.fc.update_due() {
+                continue;
+            }
+            let budget = self.config.budget.map_or(u64::MAX, |b| {
+                b.limit(self.conn.window(), self.config.initial_stream_window)
+            });
+            let room = budget.saturating_sub(self.committed);
+            let old = entry.fc.limit();
+            let cap = old.saturating_add(room).min(MAX_VARINT);
+            // Too little room to be worth a frame: wait for retirements.
+            let threshold = entry.fc.update_fraction().of(entry.fc.window()).max(1);
+            if room < threshold.min(entry.fc.wanted_extension()) {
+                entry.queued = true;
+                self.due.push_back(id);
+                skipped += 1;
+                if skipped >= self.due.len() {
+                    break;
+                }
+                continue;
+            }
+            let Some(update) = entry.fc.send_update_capped(now, rtt, &self.tuner, cap) else {
+                continue;
+            };
+            self.committed += update.limit - old;
+            let mut changes = [update.change, None, None];
+            // The budget cut the window: report it as it now is.
+            let granted = update.limit - entry.fc.retired();
+            if granted < entry.fc.window() && update.limit == cap {
+                changes[1] = entry.fc.set_window(granted, ChangeReason::Budget, now);
+            }
+            let window = entry.fc.window();
+            for c in changes {
+                self.push_change(c);
+            }
+            self.cover_stream(window, now);
+            return Some(UpdateFrame {
+                subject: Subject::Stream(id),
+                limit: update.limit,
+            });
+        }
+        let update = self.conn.send_update(now, rtt, &self.tuner)?;
+        self.push_change(update.change);
+        Some(UpdateFrame {
+            subject: Subject::Connection,
+            limit: update.limit,
+        })
+    }
+
+    /// Keeps the connection window ≥ floor × `stream_window` + buffered.
+    fn cover_stream(&mut self, stream_window: u64, now: Duration) {
+        let floor = self
+            .config
+            .connection_floor
+            .of_ceil(stream_window.max(self.largest_window))
+            .saturating_add(self.conn.unretired());
+        let change = self
+            .conn
+            .raise_window(floor, ChangeReason::ConnectionFloor, now);
+        self.push_change(change);
+    }
+
+    /// Every `idle_rtts` smoothed RTTs: streams that retired nothing go
+    /// back to their seed window; streams that retired less than half
+    /// their window per RTT shrink toward twice what they used. Windows
+    /// only shrink this way — limits never do.
+    fn reclaim(&mut self, now: Duration, rtt: Rtt) {
+        let Some(budget) = self.config.budget else {
+            return;
+        };
+        if budget.idle_rtts == 0 {
+            return;
+        }
+        let period = rtt
+            .smoothed
+            .max(Duration::from_millis(1))
+            .saturating_mul(budget.idle_rtts);
+        let Some(at) = self.next_reclaim else {
+            self.next_reclaim = Some(now + period);
+            return;
+        };
+        if now < at {
+            return;
+        }
+        self.next_reclaim = Some(now + period);
+        let mut largest = 0;
+        let changes = &mut self.changes;
+        for e in self.streams.values_mut() {
+            let used = e.fc.retired() - e.retired_at_mark;
+            e.retired_at_mark = e.fc.retired();
+            let shrink_to = if used == 0 {
+                Some(e.seed)
+            } else {
+                let want = (used / u64::from(budget.idle_rtts))
+                    .saturating_mul(2)
+                    .max(e.seed);
+                (want < e.fc.window() / 2).then_some(want)
+            };
+            if let Some(w) = shrink_to
+                && w < e.fc.window()
+                && let Some(c) = e.fc.set_window(w, ChangeReason::Reclaim, now)
+            {
+                changes.push(c);
+            }
+            largest = largest.max(e.fc.window());
+        }
+        self.largest_window = largest;
+    }
+}
