@@ -29,6 +29,13 @@ fn main() {
         stall: None,
     };
     let mut s = Scenario::new(path, workload);
+    if let Some(w) = std::env::var("INITIAL_WINDOW")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        s.fc.initial_stream_window = w;
+        s.fc.initial_connection_window = w * 2;
+    }
     if unlimited {
         s.fc.initial_stream_window = MAX_VARINT;
         s.fc.initial_connection_window = MAX_VARINT;

@@ -11,8 +11,8 @@ use std::{
 };
 
 use neqo_fc::{
-    Config, Connection as ConnSubject, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId,
-    Tuner, WindowChange,
+    Config, Connection as ConnSubject, ConnectionReceiver, ReceiverFlowControl, Rtt,
+    SenderFlowControl, StreamId, Subject, Tuner, WindowChange,
 };
 
 use crate::{
@@ -108,15 +108,13 @@ pub struct Connection {
     probes: u32,
     // Receive side.
     recv: BTreeMap<u64, RecvStream>,
-    conn_rx: ReceiverFlowControl<ConnSubject>,
-    dirty: BTreeSet<u64>,
+    rx: ConnectionReceiver<Arc<dyn Tuner + Send + Sync>>,
     readable: BTreeSet<u64>,
     reader: Reader,
     expected_streams: u64,
     opened_streams: u64,
     completed_streams: u64,
     recv_buffer: u64,
-    total_credit: u64,
     // Output.
     /// Counters.
     pub stats: ConnStats,
@@ -154,7 +152,7 @@ impl Connection {
         let active: VecDeque<usize> = (0..send.len()).collect();
         let new_left = send_streams.iter().sum();
         let recovery = Recovery::new(cfg.cc, u64::from(cfg.max_datagram), cfg.max_ack_delay);
-        let conn_rx = ReceiverFlowControl::connection(&fc);
+        let rx = ConnectionReceiver::new(fc, Arc::clone(&cfg.tuner));
         let mut c = Self {
             next_pn: 0,
             recovery,
@@ -169,19 +167,17 @@ impl Connection {
             probes: 0,
             recv: BTreeMap::new(),
             stats: ConnStats {
-                peak_conn_window: conn_rx.window(),
+                peak_conn_window: rx.connection().window(),
                 stream_completion: vec![None; usize::try_from(expected_streams).unwrap_or(0)],
                 ..ConnStats::default()
             },
-            conn_rx,
-            dirty: BTreeSet::new(),
+            rx,
             readable: BTreeSet::new(),
             reader,
             expected_streams,
             opened_streams: 0,
             completed_streams: 0,
             recv_buffer: 0,
-            total_credit: 0,
             trace: Vec::new(),
             changes: Vec::new(),
             closed: None,
@@ -286,10 +282,10 @@ impl Connection {
     fn on_change(&mut self, now: Time, change: Option<WindowChange>) {
         let Some(c) = change else { return };
         match c.subject {
-            neqo_fc::Subject::Connection => {
+            Subject::Connection => {
                 self.stats.peak_conn_window = self.stats.peak_conn_window.max(c.new);
             }
-            neqo_fc::Subject::Stream(_) => {
+            Subject::Stream(_) => {
                 self.stats.peak_stream_window = self.stats.peak_stream_window.max(c.new);
             }
         }
@@ -386,21 +382,19 @@ impl Connection {
                     self.activate(i);
                 }
             }
-            Frame::DataBlocked { .. } => self.conn_rx.blocked_received(),
+            Frame::DataBlocked { .. } => self.rx.blocked_received(None),
             Frame::StreamDataBlocked { stream_id, .. } => {
-                if let Some(s) = self.recv.get_mut(&stream_id) {
-                    s.fc.blocked_received();
-                    self.dirty.insert(stream_id);
-                }
+                self.rx.blocked_received(Some(StreamId(stream_id)));
             }
             Frame::ResetStream {
                 stream_id,
                 final_size,
                 ..
             } => {
-                if let Some(s) = self.recv.get_mut(&stream_id) {
-                    let new = s.fc.set_final_size(final_size).map_err(fc_err)?;
-                    self.conn_rx.consume(new).map_err(fc_err)?;
+                if self.recv.contains_key(&stream_id) {
+                    self.rx
+                        .on_data(StreamId(stream_id), final_size, true, now.as_duration())
+                        .map_err(fc_err)?;
                 }
             }
             Frame::ConnectionClose {
@@ -431,42 +425,56 @@ impl Connection {
             // STREAM_STATE_ERROR (RFC 9000 §19.8) for streams we never expect.
             return Err((0x05, format!("unexpected stream {id}")));
         };
-        if !self.recv.contains_key(&id) {
-            self.open_stream(now, id, index);
-        }
         let end = offset
             .checked_add(len)
             .ok_or((0x07, "offset overflow".to_string()))?;
-        let s = self.recv.get_mut(&id).expect("opened above");
-        if s.all_read() {
-            return Ok(()); // late duplicate for a finished stream
+        if self.finished(index) {
+            return Ok(()); // late duplicate for a stream read to its end
         }
-        let new = s.fc.on_data(end, fin).map_err(fc_err)?;
-        self.conn_rx.consume(new).map_err(fc_err)?;
+        let sid = StreamId(id);
+        let opened = self.rx.stream(sid).is_some();
+        self.rx
+            .on_data(sid, end, fin, now.as_duration())
+            .map_err(fc_err)?;
+        if !opened {
+            self.recv.insert(id, RecvStream::new(index));
+            self.opened_streams += 1;
+            let w = self.rx.stream(sid).map_or(0, ReceiverFlowControl::window);
+            self.stats.peak_stream_window = self.stats.peak_stream_window.max(w);
+            self.take_changes(now);
+        }
+        let s = self.recv.get_mut(&id).expect("opened above");
+        if fin {
+            s.final_size = Some(end);
+        }
         let (buffered, failures) = s.store(offset, len, data);
         self.stats.verify_failures += failures;
         self.recv_buffer += buffered;
         self.stats.peak_recv_buffer = self.stats.peak_recv_buffer.max(self.recv_buffer);
-        if s.contiguous_end() > s.read_offset() || s.fc.final_size() == Some(s.read_offset()) {
+        if s.contiguous_end() > s.read_offset() || s.final_size == Some(s.read_offset()) {
             self.readable.insert(id);
         }
+        self.note_credit();
         Ok(())
     }
 
-    fn open_stream(&mut self, now: Time, id: u64, index: u64) {
-        let (fc, change) = self.conn_rx.open_stream(
-            StreamId(id),
-            self.cfg.fc.initial_stream_window,
-            &self.cfg.fc,
-            now.as_duration(),
-        );
-        self.stats.peak_stream_window = self.stats.peak_stream_window.max(fc.window());
-        self.total_credit += fc.credit();
-        self.stats.peak_total_credit = self.stats.peak_total_credit.max(self.total_credit);
-        self.recv.insert(id, RecvStream::new(index, fc));
-        self.opened_streams += 1;
-        self.dirty.insert(id);
-        self.on_change(now, change);
+    fn finished(&self, index: u64) -> bool {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.stats.stream_completion.get(i))
+            .is_some_and(Option::is_some)
+    }
+
+    /// Records the window changes the flow controller made.
+    fn take_changes(&mut self, now: Time) {
+        let changes: Vec<WindowChange> = self.rx.drain_changes().collect();
+        for c in changes {
+            self.on_change(now, Some(c));
+        }
+    }
+
+    fn note_credit(&mut self) {
+        self.stats.peak_total_credit = self.stats.peak_total_credit.max(self.rx.committed());
     }
 
     /// The application reads what it may.
@@ -488,36 +496,33 @@ impl Connection {
             if self.reader.stalled(s.index, now) {
                 continue;
             }
-            let avail =
-                self.reader
-                    .readable(s.read_offset(), s.contiguous_end(), s.fc.final_size());
+            let avail = self
+                .reader
+                .readable(s.read_offset(), s.contiguous_end(), s.final_size);
             let n = avail.min(budget);
             if n > 0 {
                 let to = s.read_offset() + n;
                 s.advance_read(to);
-                let retired = s.fc.retire(to).unwrap_or(0);
-                let _ = self.conn_rx.retire(retired);
+                // Cannot fail: `to` lies within contiguous received data.
+                let _ = self.rx.retire(StreamId(id), to);
                 budget -= n;
                 self.reader.consume(n);
                 self.recv_buffer -= n;
-                self.total_credit -= n;
                 self.stats.delivered += n;
-                self.dirty.insert(id);
             }
             let s = &self.recv[&id];
             let more = self
                 .reader
-                .readable(s.read_offset(), s.contiguous_end(), s.fc.final_size());
+                .readable(s.read_offset(), s.contiguous_end(), s.final_size);
             if s.all_read() {
                 let index = usize::try_from(s.index).unwrap_or(usize::MAX);
-                self.total_credit -= s.fc.credit();
                 if let Some(slot) = self.stats.stream_completion.get_mut(index) {
                     *slot = Some(now);
                 }
                 self.completed_streams += 1;
                 self.readable.remove(&id);
-                self.dirty.remove(&id);
                 self.recv.remove(&id);
+                self.rx.close_stream(StreamId(id));
             } else if more == 0 {
                 self.readable.remove(&id);
             }
@@ -529,13 +534,18 @@ impl Connection {
     /// Largest receive window over open streams (0 when none is open).
     #[must_use]
     pub fn stream_window_now(&self) -> u64 {
-        self.recv.values().map(|s| s.fc.window()).max().unwrap_or(0)
+        self.recv
+            .keys()
+            .filter_map(|&id| self.rx.stream(StreamId(id)))
+            .map(ReceiverFlowControl::window)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Connection receive window.
     #[must_use]
     pub fn conn_window_now(&self) -> u64 {
-        self.conn_rx.window()
+        self.rx.connection().window()
     }
 
     /// Bytes received and not yet read, all streams.
@@ -547,7 +557,7 @@ impl Connection {
     /// Credit outstanding over open streams.
     #[must_use]
     pub fn total_credit_now(&self) -> u64 {
-        self.total_credit
+        self.rx.committed()
     }
 
     /// True when every expected stream was read to its end.
@@ -566,11 +576,9 @@ impl Connection {
                         self.send[i].on_acked(offset, len);
                     }
                 }
-                SentFrame::MaxData(limit) => self.conn_rx.update_acked(limit),
+                SentFrame::MaxData(limit) => self.rx.update_acked(Subject::Connection, limit),
                 SentFrame::MaxStreamData { id, limit } => {
-                    if let Some(s) = self.recv.get_mut(&id) {
-                        s.fc.update_acked(limit);
-                    }
+                    self.rx.update_acked(Subject::Stream(StreamId(id)), limit);
                 }
                 SentFrame::DataBlocked(_) | SentFrame::StreamDataBlocked { .. } => {}
             }
@@ -604,12 +612,9 @@ impl Connection {
                         self.activate(i);
                     }
                 }
-                SentFrame::MaxData(limit) => self.conn_rx.update_lost(limit),
+                SentFrame::MaxData(limit) => self.rx.update_lost(Subject::Connection, limit),
                 SentFrame::MaxStreamData { id, limit } => {
-                    if let Some(s) = self.recv.get_mut(&id) {
-                        s.fc.update_lost(limit);
-                        self.dirty.insert(id);
-                    }
+                    self.rx.update_lost(Subject::Stream(StreamId(id)), limit);
                 }
                 SentFrame::DataBlocked(limit) => self.conn_tx.blocked_lost(limit),
                 SentFrame::StreamDataBlocked { id, limit } => {
@@ -726,11 +731,7 @@ impl Connection {
     }
 
     fn control_due(&self) -> bool {
-        self.conn_rx.update_due()
-            || self
-                .dirty
-                .iter()
-                .any(|id| self.recv.get(id).is_some_and(|s| s.fc.update_due()))
+        self.rx.update_pending()
             || self.conn_tx.blocked_needed().is_some()
             || !self.blocked_streams.is_empty()
     }
@@ -848,59 +849,30 @@ impl Connection {
     ) {
         const ROOM: usize = 24;
         let rtt = self.rtt();
-        let tuner = Arc::clone(&self.cfg.tuner);
-        // Stream updates first: their tuning may raise the connection floor.
-        let mut ids = std::mem::take(&mut self.scratch);
-        ids.extend(self.dirty.iter().copied());
-        for &id in &ids {
-            if *space < ROOM {
+        while *space >= ROOM {
+            let Some(u) = self.rx.next_update(now.as_duration(), rtt) else {
                 break;
-            }
-            let Some(s) = self.recv.get_mut(&id) else {
-                self.dirty.remove(&id);
-                continue;
             };
-            let old_limit = s.fc.limit();
-            match s.fc.send_update(now.as_duration(), rtt, &*tuner) {
-                Some(u) => {
-                    self.total_credit += u.limit - old_limit;
-                    self.stats.peak_total_credit =
-                        self.stats.peak_total_credit.max(self.total_credit);
-                    let window = s.fc.window();
-                    self.dirty.remove(&id);
-                    let f = Frame::MaxStreamData {
+            let (f, sf) = match u.subject {
+                Subject::Connection => (
+                    Frame::MaxData { maximum: u.limit },
+                    SentFrame::MaxData(u.limit),
+                ),
+                Subject::Stream(StreamId(id)) => (
+                    Frame::MaxStreamData {
                         stream_id: id,
                         maximum: u.limit,
-                    };
-                    *space = space.saturating_sub(f.encoded_len());
-                    frames.push(f);
-                    sent.push(SentFrame::MaxStreamData { id, limit: u.limit });
-                    self.stats.window_updates_sent += 1;
-                    self.on_change(now, u.change);
-                    let floor = self.conn_rx.cover_stream_window(
-                        window,
-                        self.cfg.fc.connection_floor,
-                        now.as_duration(),
-                    );
-                    self.on_change(now, floor);
-                }
-                None => {
-                    self.dirty.remove(&id);
-                }
-            }
-        }
-        ids.clear();
-        self.scratch = ids;
-        if *space >= ROOM
-            && let Some(u) = self.conn_rx.send_update(now.as_duration(), rtt, &*tuner)
-        {
-            let f = Frame::MaxData { maximum: u.limit };
+                    },
+                    SentFrame::MaxStreamData { id, limit: u.limit },
+                ),
+            };
             *space = space.saturating_sub(f.encoded_len());
             frames.push(f);
-            sent.push(SentFrame::MaxData(u.limit));
+            sent.push(sf);
             self.stats.window_updates_sent += 1;
-            self.on_change(now, u.change);
         }
+        self.take_changes(now);
+        self.note_credit();
         if *space >= ROOM
             && let Some(limit) = self.conn_tx.blocked_needed()
         {

@@ -1,6 +1,5 @@
-//! Receive side of one stream: reassembly, verification and flow control.
-
-use neqo_fc::{ReceiverFlowControl, StreamId};
+//! Receive side of one stream: reassembly and verification (flow control
+//! lives in the connection's `neqo_fc::ConnectionReceiver`).
 
 use crate::{quic::ranges::RangeSet, time::Time};
 
@@ -10,13 +9,15 @@ use super::packet::pattern_byte;
 ///
 /// Invariants: `received` holds every offset received (the read prefix
 /// included); `buffered` = bytes in `received` at or above `read`;
-/// `read == fc.retired()`.
+/// `read` = what the flow controller saw retired.
 #[derive(Debug)]
 pub struct RecvStream {
     /// Stream index (0-based, in opening order).
     pub index: u64,
-    /// Flow control for this stream.
-    pub fc: ReceiverFlowControl<StreamId>,
+    /// Stream ID.
+    pub id: u64,
+    /// Final size, once a FIN arrived (flow control accepted it).
+    pub final_size: Option<u64>,
     received: RangeSet,
     read: u64,
     buffered: u64,
@@ -27,10 +28,11 @@ pub struct RecvStream {
 impl RecvStream {
     /// A new stream with its controller.
     #[must_use]
-    pub fn new(index: u64, fc: ReceiverFlowControl<StreamId>) -> Self {
+    pub fn new(index: u64) -> Self {
         Self {
             index,
-            fc,
+            id: super::stream_id(index),
+            final_size: None,
             received: RangeSet::default(),
             read: 0,
             buffered: 0,
@@ -56,7 +58,7 @@ impl RecvStream {
         let end = offset + len;
         let mut failures = 0;
         if let Some(bytes) = data {
-            let id = self.fc.id().0;
+            let id = self.id;
             for (i, &b) in bytes.iter().enumerate() {
                 if b != pattern_byte(id, offset + i as u64) {
                     failures += 1;
@@ -94,6 +96,6 @@ impl RecvStream {
     /// True once the final size is known and everything was read.
     #[must_use]
     pub fn all_read(&self) -> bool {
-        self.fc.final_size() == Some(self.read)
+        self.final_size == Some(self.read)
     }
 }
