@@ -10,21 +10,26 @@ use crate::Fraction;
 /// Its value at any time is
 ///
 /// ```text
-/// max(max_streams × initial_stream_window,            // forced by transport parameters
-///     min(ceiling, conn_window_multiple × connection window))
+///   open streams × initial_stream_window              // promised at the handshake
+/// + min(ceiling, multiple × estimate)                 // shared room to grow
 /// ```
 ///
-/// The first term is what the handshake already promised (every stream the
-/// peer may open starts with `initial_max_stream_data`); the second grows
-/// with the connection window, i.e. with what the application actually
-/// reads, and never passes the hard ceiling.
+/// The first term is what the transport parameters already promised (every
+/// stream the peer opens starts with `initial_max_stream_data`); the
+/// second is shared growth, a multiple of the connection's estimated need
+/// (about 1.5 × the bytes the application reads per RTT), bounded by a hard
+/// ceiling. A peer can therefore make us hold at most
+/// `max_streams × initial_stream_window + ceiling` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     /// Streams the peer may have open at once (our `initial_max_streams`).
     pub max_streams: u64,
-    /// Budget as a multiple of the connection window (default 2).
-    pub conn_window_multiple: Fraction,
-    /// Hard ceiling in bytes (default 64 MiB), except for the forced part.
+    /// Growth budget as a multiple of the connection's estimated need
+    /// (default 3: streams that stop reading may keep up to one
+    /// connection's worth of credit while the ones still reading need
+    /// another, plus slack for the ramp).
+    pub multiple: Fraction,
+    /// Hard ceiling of the growth part in bytes (default 64 MiB).
     pub ceiling: u64,
     /// A stream whose application retired nothing for this many smoothed
     /// RTTs — or retired far less than its window — returns toward its
@@ -36,7 +41,7 @@ impl Default for Budget {
     fn default() -> Self {
         Self {
             max_streams: 100,
-            conn_window_multiple: Fraction::TWO,
+            multiple: Fraction::THREE,
             ceiling: 64 << 20,
             idle_rtts: 4,
         }
@@ -44,13 +49,13 @@ impl Default for Budget {
 }
 
 impl Budget {
-    /// The budget in force for a connection window and initial stream
-    /// window.
+    /// The budget in force for an estimated need, the number of open
+    /// streams and the initial stream window.
     #[must_use]
-    pub fn limit(&self, conn_window: u64, initial_stream_window: u64) -> u64 {
-        let forced = self.max_streams.saturating_mul(initial_stream_window);
-        let dynamic = self.conn_window_multiple.of(conn_window).min(self.ceiling);
-        forced.max(dynamic)
+    pub fn limit(&self, estimate: u64, open_streams: u64, initial_stream_window: u64) -> u64 {
+        let promised = open_streams.saturating_mul(initial_stream_window);
+        let growth = self.multiple.of(estimate).min(self.ceiling);
+        promised.saturating_add(growth)
     }
 }
 
@@ -59,15 +64,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limit_is_forced_floor_or_bounded_multiple() {
+    fn limit_is_promised_plus_bounded_growth() {
         let b = Budget::default();
-        assert_eq!(b.limit(1 << 20, 64 << 10), 100 * (64 << 10));
-        assert_eq!(b.limit(10 << 20, 64 << 10), 20 << 20);
-        assert_eq!(b.limit(1 << 30, 64 << 10), 64 << 20);
-        let many = Budget {
-            max_streams: 10_000,
-            ..b
-        };
-        assert_eq!(many.limit(1 << 30, 64 << 10), 10_000 * (64 << 10));
+        let promised = 10 * (64 << 10);
+        assert_eq!(b.limit(1 << 20, 10, 64 << 10), promised + (3 << 20));
+        assert_eq!(b.limit(10 << 20, 10, 64 << 10), promised + (30 << 20));
+        assert_eq!(b.limit(1 << 30, 10, 64 << 10), promised + (64 << 20));
+        assert_eq!(b.limit(u64::MAX, u64::MAX, u64::MAX), u64::MAX);
     }
 }

@@ -26,8 +26,14 @@ struct StreamEntry {
     fc: ReceiverFlowControl<StreamId>,
     /// The window the stream started with; reclaim returns it here.
     seed: u64,
-    /// `retired` at the start of the current reclaim period.
+    /// `retired` at the last rebalancing pass.
     retired_at_mark: u64,
+    /// Bytes retired over the current slow-reader period.
+    used_in_period: u64,
+    /// Rebalancing passes in the current slow-reader period.
+    passes: u32,
+    /// Last pass at which the application had retired something.
+    last_active: Duration,
     /// In the `due` queue.
     queued: bool,
 }
@@ -43,8 +49,9 @@ struct StreamEntry {
 ///   exceeds [`ConnectionReceiver::budget`] — credit is only extended
 ///   within it, and never reneged (limits never decrease);
 /// - the connection window stays ≥ `connection_floor × largest stream
-///   window + bytes buffered`, so neither one stream nor data parked in
-///   slow streams makes the connection limit block the others;
+///   window` and, with a budget, ≥ the credit committed to streams, so
+///   neither one stream nor data parked in slow streams makes the
+///   connection limit block the others;
 /// - windows grow only from bytes the application retired.
 ///
 /// New streams start at `max(initial, seed_fraction × connection window)`
@@ -64,6 +71,14 @@ pub struct ConnectionReceiver<T> {
     committed: u64,
     due: VecDeque<StreamId>,
     largest_window: u64,
+    /// The connection's need: the largest of the initial connection
+    /// window, `connection_floor ×` any stream window, any auto-tuned
+    /// connection window, and `connection_floor ×` the bytes both received
+    /// and retired in one smoothed RTT. Never decreases; the
+    /// growth budget is a multiple of it.
+    estimate: u64,
+    /// Connection `retired`, `consumed` and time at the last pass.
+    conn_mark: (u64, u64, Duration),
     next_reclaim: Option<Duration>,
     changes: Vec<WindowChange>,
 }
@@ -80,6 +95,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
             committed: 0,
             due: VecDeque::new(),
             largest_window: 0,
+            estimate: config.initial_connection_window,
+            conn_mark: (0, 0, Duration::ZERO),
             next_reclaim: None,
             changes: Vec::new(),
         }
@@ -115,11 +132,28 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.committed
     }
 
-    /// The budget in force (`u64::MAX` without a budget).
+    /// The budget in force (`u64::MAX` without a budget): the initial
+    /// credit of the open streams (promised by the transport parameters)
+    /// plus the growth budget, a multiple of the connection's estimated
+    /// need. The growth part never decreases.
     pub fn budget(&self) -> u64 {
         self.config.budget.map_or(u64::MAX, |b| {
-            b.limit(self.conn.window(), self.config.initial_stream_window)
+            b.limit(
+                self.estimate,
+                self.streams.len() as u64,
+                self.config.initial_stream_window,
+            )
         })
+    }
+
+    /// The connection's estimated need in bytes (see the type's docs).
+    pub fn estimate(&self) -> u64 {
+        self.estimate
+    }
+
+    /// Budget left for extending limits now.
+    fn room(&self) -> u64 {
+        self.budget().saturating_sub(self.committed)
     }
 
     /// Largest stream window among open streams (may lag a shrink until
@@ -141,8 +175,16 @@ impl<T: Tuner> ConnectionReceiver<T> {
 
     fn push_change(&mut self, change: Option<WindowChange>) {
         if let Some(c) = change {
-            if let Subject::Stream(_) = c.subject {
-                self.largest_window = self.largest_window.max(c.new);
+            match (c.subject, c.reason) {
+                (Subject::Stream(_), _) => {
+                    self.largest_window = self.largest_window.max(c.new);
+                    let need = self.config.connection_floor.of_ceil(c.new);
+                    self.estimate = self.estimate.max(need);
+                }
+                (Subject::Connection, ChangeReason::AutoTune) => {
+                    self.estimate = self.estimate.max(c.new);
+                }
+                (Subject::Connection, _) => {}
             }
             self.changes.push(c);
         }
@@ -167,10 +209,18 @@ impl<T: Tuner> ConnectionReceiver<T> {
         let initial = self.config.initial_stream_window;
         let mut fc = ReceiverFlowControl::new(id, initial, initial, self.config.update_fraction);
         self.committed += fc.credit();
-        let room = self.budget().saturating_sub(self.committed);
+        let room = self.room();
+        // Seed from the connection-level estimate: with a budget the
+        // connection window also carries floors for credit already given
+        // out, which would make every new stream's seed feed the next.
+        let basis = if self.config.budget.is_some() {
+            self.estimate
+        } else {
+            self.conn.window()
+        };
         let seed = self
             .config
-            .seed_window(self.conn.window())
+            .seed_window(basis)
             .min(initial.saturating_add(room));
         let change = fc.raise_window(seed, ChangeReason::Seed, now);
         let seed = fc.window();
@@ -181,10 +231,14 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 fc,
                 seed,
                 retired_at_mark: 0,
+                used_in_period: 0,
+                passes: 0,
+                last_active: now,
                 queued: false,
             },
         );
         self.push_change(change);
+        self.cover_stream(seed, now);
         self.enqueue_if_due(id);
         Ok(())
     }
@@ -302,10 +356,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
             if !entry.fc.update_due() {
                 continue;
             }
-            let budget = self.config.budget.map_or(u64::MAX, |b| {
-                b.limit(self.conn.window(), self.config.initial_stream_window)
-            });
-            let room = budget.saturating_sub(self.committed);
+            let room = self.room();
+            let Some(entry) = self.streams.get_mut(&id) else {
+                continue;
+            };
             let old = entry.fc.limit();
             let cap = old.saturating_add(room).min(MAX_VARINT);
             // Too little room to be worth a frame: wait for retirements.
@@ -347,23 +401,45 @@ impl<T: Tuner> ConnectionReceiver<T> {
         })
     }
 
-    /// Keeps the connection window ≥ floor × `stream_window` + buffered.
+    /// Keeps the connection window ≥ floor × the largest stream window
+    /// and — with a budget — ≥ the credit committed to streams (divided by
+    /// `1 − update_fraction`, for the update lag): the peer
+    /// may fill every stream it was given credit on, and data parked in a
+    /// slow stream must not use up the connection credit of the others.
+    /// The budget, not the connection window, then bounds memory.
     fn cover_stream(&mut self, stream_window: u64, now: Duration) {
-        let floor = self
+        let mut floor = self
             .config
             .connection_floor
-            .of_ceil(stream_window.max(self.largest_window))
-            .saturating_add(self.conn.unretired());
+            .of_ceil(stream_window.max(self.largest_window));
+        if self.config.budget.is_some() {
+            // The connection limit lags retirement by up to `f × window`
+            // (updates wait for that much): cover `committed` after the lag.
+            let f = self.config.update_fraction;
+            let usable = u64::from(f.den() - f.num()).max(1);
+            floor = floor.max(crate::math::mul_div_ceil(
+                self.committed,
+                u64::from(f.den()),
+                usable,
+            ));
+        }
         let change = self
             .conn
             .raise_window(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
     }
 
-    /// Every `idle_rtts` smoothed RTTs: streams that retired nothing go
-    /// back to their seed window; streams that retired less than half
-    /// their window per RTT shrink toward twice what they used. Windows
-    /// only shrink this way — limits never do.
+    /// Once per smoothed RTT (with a budget): rebalance stream windows.
+    ///
+    /// - A stream whose application retired nothing for `idle_rtts` RTTs
+    ///   returns to its seed window; one that retired less than half its
+    ///   window per RTT over `idle_rtts` RTTs shrinks to twice what it used.
+    /// - Streams that are reading share the connection's estimated need:
+    ///   each is raised to at least `estimate / (floor × active streams)`
+    ///   (within the tuner's cap), so when others stall the ones still
+    ///   reading inherit their share at once instead of ramping up.
+    ///
+    /// Windows change; limits never shrink (credit already granted stays).
     fn reclaim(&mut self, now: Duration, rtt: Rtt) {
         let Some(budget) = self.config.budget else {
             return;
@@ -371,30 +447,54 @@ impl<T: Tuner> ConnectionReceiver<T> {
         if budget.idle_rtts == 0 {
             return;
         }
-        let period = rtt
-            .smoothed
-            .max(Duration::from_millis(1))
-            .saturating_mul(budget.idle_rtts);
+        let srtt = rtt.smoothed.max(Duration::from_millis(1));
         let Some(at) = self.next_reclaim else {
-            self.next_reclaim = Some(now + period);
+            self.next_reclaim = Some(now + srtt);
+            self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
             return;
         };
         if now < at {
             return;
         }
-        self.next_reclaim = Some(now + period);
-        let mut largest = 0;
+        self.next_reclaim = Some(now + srtt);
+        // The aggregate rate over the last pass, scaled to one RTT: bytes
+        // both received and retired (the smaller count), so neither data
+        // parked unread nor a burst of reading old data inflates it.
+        let (retired_then, consumed_then, then) = self.conn_mark;
+        let interval = now.saturating_sub(then);
+        self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
+        let moved = (self.conn.retired() - retired_then).min(self.conn.consumed() - consumed_then);
+        let per_rtt = crate::math::mul_div(
+            moved,
+            crate::math::nanos(srtt),
+            crate::math::nanos(interval),
+        );
+        self.estimate = self
+            .estimate
+            .max(self.config.connection_floor.of_ceil(per_rtt));
+        let idle_after = srtt.saturating_mul(budget.idle_rtts);
+        let mut active = 0u64;
         let changes = &mut self.changes;
         for e in self.streams.values_mut() {
             let used = e.fc.retired() - e.retired_at_mark;
             e.retired_at_mark = e.fc.retired();
-            let shrink_to = if used == 0 {
+            e.used_in_period += used;
+            e.passes += 1;
+            if used > 0 {
+                e.last_active = now;
+                active += 1;
+            }
+            let shrink_to = if now.saturating_sub(e.last_active) >= idle_after {
                 Some(e.seed)
-            } else {
-                let want = (used / u64::from(budget.idle_rtts))
+            } else if e.passes >= budget.idle_rtts {
+                let want = (e.used_in_period / u64::from(e.passes))
                     .saturating_mul(2)
                     .max(e.seed);
+                e.used_in_period = 0;
+                e.passes = 0;
                 (want < e.fc.window() / 2).then_some(want)
+            } else {
+                None
             };
             if let Some(w) = shrink_to
                 && w < e.fc.window()
@@ -402,8 +502,30 @@ impl<T: Tuner> ConnectionReceiver<T> {
             {
                 changes.push(c);
             }
-            largest = largest.max(e.fc.window());
         }
-        self.largest_window = largest;
+        if active > 0 {
+            let cap = self.tuner.max_window(crate::SubjectKind::Stream);
+            let share = (self.estimate / active)
+                .saturating_mul(u64::from(self.config.connection_floor.den()))
+                / u64::from(self.config.connection_floor.num().max(1));
+            let share = share.min(cap);
+            for (id, e) in &mut self.streams {
+                if e.last_active == now && e.fc.window() < share {
+                    if let Some(c) = e.fc.raise_window(share, ChangeReason::Budget, now) {
+                        changes.push(c);
+                    }
+                    if !e.queued && e.fc.update_due() {
+                        e.queued = true;
+                        self.due.push_back(*id);
+                    }
+                }
+            }
+        }
+        self.largest_window = self
+            .streams
+            .values()
+            .map(|e| e.fc.window())
+            .max()
+            .unwrap_or(0);
     }
 }

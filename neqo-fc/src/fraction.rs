@@ -23,8 +23,8 @@ impl Fraction {
     pub const ONE: Self = Self { num: 1, den: 1 };
     /// One sixteenth: the default tuner's headroom.
     pub const SIXTEENTH: Self = Self { num: 1, den: 16 };
-    /// Two: the default budget multiple of the connection window.
-    pub const TWO: Self = Self { num: 2, den: 1 };
+    /// Three: the default growth-budget multiple.
+    pub const THREE: Self = Self { num: 3, den: 1 };
     /// Three halves: the default connection-window floor over the largest
     /// stream window (quiche and quic-go use the same ratio).
     pub const THREE_HALVES: Self = Self { num: 3, den: 2 };

@@ -195,17 +195,19 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if !self.update_due() || (max_limit <= self.max_allowed && !self.resend_pending) {
             return None;
         }
-        // Tune only on updates the retirement threshold triggered: then at
-        // least `f × window` bytes were retired since the last step, so the
-        // measured rate is that of a whole update quantum. An update that a
-        // *_BLOCKED or a lost frame triggered can follow the previous one by
-        // microseconds; one read burst in such an interval would look like
-        // a rate the reader never sustains. Its bytes and time carry over.
-        let change = if self.threshold_reached() {
-            self.tune(now, rtt, tuner)
-        } else {
-            None
-        };
+        // Tune only once a whole update quantum (`f × window` bytes) has
+        // been retired since the previous tuning step, whatever triggered
+        // this update: an update that a *_BLOCKED or a lost frame triggered
+        // can follow the previous one by microseconds, and one read burst
+        // in such an interval would look like a rate the reader never
+        // sustains. Short intervals carry their bytes and time over.
+        let quantum = self.update_fraction.of(self.max_active).max(1);
+        let change =
+            if self.last_update.is_none() || self.retired - self.retired_at_update >= quantum {
+                self.tune(now, rtt, tuner)
+            } else {
+                None
+            };
         // Due means `target > limit` (or a resend), and the cap is above
         // the limit, so this never lowers the limit.
         self.max_allowed = self.max_allowed.max(self.target().min(max_limit));

@@ -71,6 +71,13 @@ pub struct Metrics {
     pub error: Option<(u64, String)>,
     /// Bytes whose content failed verification (verify mode; must be 0).
     pub verify_failures: u64,
+    /// With stalled readers: goodput of the streams that do not stall,
+    /// measured from the stall's start to its end (or the end of the run).
+    pub stall_goodput_bps: Option<f64>,
+    /// Largest memory budget in force (0 without a budget).
+    pub peak_budget: u64,
+    /// Times the credit outstanding was found above the budget (must be 0).
+    pub budget_violations: u64,
     /// Smoothed RTT at the end, at the sender.
     pub final_srtt: Duration,
     /// Minimum RTT seen by the sender.

@@ -33,6 +33,14 @@ pub struct Stall {
     pub duration: Duration,
 }
 
+impl Stall {
+    /// True when the stalled readers never resume.
+    #[must_use]
+    pub fn permanent(&self) -> bool {
+        self.start.checked_add(self.duration).is_none() || self.duration == Duration::MAX
+    }
+}
+
 /// What the server sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkloadKind {
@@ -49,15 +57,42 @@ pub enum WorkloadKind {
         /// Bytes per message.
         size: u64,
     },
+    /// Stream 0 carries `bulk` bytes, every other stream `each` bytes (one
+    /// bulk transfer beside many smaller ones).
+    BulkPlus {
+        /// Bytes on stream 0.
+        bulk: u64,
+        /// Bytes on each other stream.
+        each: u64,
+    },
 }
 
 impl WorkloadKind {
-    /// Bytes per stream.
+    /// Bytes on stream 0 (on every stream, except for `BulkPlus`).
     #[must_use]
     pub fn bytes_per_stream(&self) -> u64 {
+        self.stream_bytes(0)
+    }
+
+    /// Bytes on all `streams` streams together.
+    #[must_use]
+    pub fn total_bytes(&self, streams: u64) -> u64 {
+        (0..streams).map(|i| self.stream_bytes(i)).sum()
+    }
+
+    /// Bytes on stream `index`.
+    #[must_use]
+    pub fn stream_bytes(&self, index: u64) -> u64 {
         match *self {
             Self::Bulk { bytes } => bytes,
             Self::Messages { count, size } => count.saturating_mul(size),
+            Self::BulkPlus { bulk, each } => {
+                if index == 0 {
+                    bulk
+                } else {
+                    each
+                }
+            }
         }
     }
 }

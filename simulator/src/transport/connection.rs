@@ -84,6 +84,10 @@ pub struct ConnStats {
     pub window_updates_sent: u64,
     /// *_BLOCKED frames sent.
     pub blocked_frames_sent: u64,
+    /// Largest budget in force.
+    pub peak_budget: u64,
+    /// Credit found above the budget (must stay 0).
+    pub budget_violations: u64,
     /// Payload bytes that failed verification.
     pub verify_failures: u64,
     /// Per stream index: when the last byte was read.
@@ -115,6 +119,7 @@ pub struct Connection {
     opened_streams: u64,
     completed_streams: u64,
     recv_buffer: u64,
+    delivered_unstalled: u64,
     // Output.
     /// Counters.
     pub stats: ConnStats,
@@ -178,6 +183,7 @@ impl Connection {
             opened_streams: 0,
             completed_streams: 0,
             recv_buffer: 0,
+            delivered_unstalled: 0,
             trace: Vec::new(),
             changes: Vec::new(),
             closed: None,
@@ -474,7 +480,15 @@ impl Connection {
     }
 
     fn note_credit(&mut self) {
-        self.stats.peak_total_credit = self.stats.peak_total_credit.max(self.rx.committed());
+        let committed = self.rx.committed();
+        self.stats.peak_total_credit = self.stats.peak_total_credit.max(committed);
+        if self.cfg.fc.budget.is_some() {
+            let budget = self.rx.budget();
+            self.stats.peak_budget = self.stats.peak_budget.max(budget);
+            if committed > budget {
+                self.stats.budget_violations += 1;
+            }
+        }
     }
 
     /// The application reads what it may.
@@ -496,6 +510,7 @@ impl Connection {
             if self.reader.stalled(s.index, now) {
                 continue;
             }
+            let s_index = s.index;
             let avail = self
                 .reader
                 .readable(s.read_offset(), s.contiguous_end(), s.final_size);
@@ -509,6 +524,9 @@ impl Connection {
                 self.reader.consume(n);
                 self.recv_buffer -= n;
                 self.stats.delivered += n;
+                if !self.reader.stalls(s_index) {
+                    self.delivered_unstalled += n;
+                }
             }
             let s = &self.recv[&id];
             let more = self
@@ -560,10 +578,28 @@ impl Connection {
         self.rx.committed()
     }
 
-    /// True when every expected stream was read to its end.
+    /// True when every expected stream was read to its end, or its reader
+    /// stopped for good.
     #[must_use]
-    pub fn all_streams_read(&self) -> bool {
-        self.completed_streams == self.expected_streams
+    pub fn all_streams_read(&self, now: Time) -> bool {
+        if self.completed_streams == self.expected_streams {
+            return true;
+        }
+        let Some(stall) = self.reader.stall() else {
+            return false;
+        };
+        if !stall.permanent()
+            || self.completed_streams + u64::from(stall.streams) < self.expected_streams
+        {
+            return false;
+        }
+        (0..self.expected_streams).all(|i| self.finished(i) || self.reader.stalled_for_good(i, now))
+    }
+
+    /// Bytes read on streams that never stall.
+    #[must_use]
+    pub fn delivered_unstalled(&self) -> u64 {
+        self.delivered_unstalled
     }
 
     fn on_acked(&mut self, p: &SentPacket) {

@@ -113,6 +113,27 @@ impl Reader {
         })
     }
 
+    /// True if stream `index` is one of the stalled ones (at any time).
+    #[must_use]
+    pub fn stalls(&self, index: u64) -> bool {
+        self.stall
+            .is_some_and(|s| index >= self.streams.saturating_sub(u64::from(s.streams)))
+    }
+
+    /// True if stream `index` stops reading for good at or before `now`.
+    #[must_use]
+    pub fn stalled_for_good(&self, index: u64, now: Time) -> bool {
+        self.stall
+            .is_some_and(|s| s.permanent() && now.as_duration() >= s.start)
+            && self.stalls(index)
+    }
+
+    /// The stall, if any.
+    #[must_use]
+    pub fn stall(&self) -> Option<Stall> {
+        self.stall
+    }
+
     /// When a stalled reader resumes (if it will and has not yet).
     #[must_use]
     pub fn stall_end(&self, now: Time) -> Option<Time> {

@@ -28,6 +28,9 @@ enum Event {
     Timer { who: Endpoint, generation: u64 },
 }
 
+/// A point in a run: time and bytes read on unstalled streams.
+type Mark = (Time, u64);
+
 /// Packets in flight on the paths, addressed by slot.
 #[derive(Default)]
 struct Slab {
@@ -72,6 +75,9 @@ pub struct Simulation {
     out: Vec<Packet>,
     slab: Slab,
     pool: Vec<Vec<crate::quic::frame::Frame>>,
+    stall: Option<crate::scenario::Stall>,
+    /// (time, unstalled bytes read) at the stall's start and end.
+    stall_marks: (Option<Mark>, Option<Mark>),
 }
 
 fn slot(e: Endpoint) -> usize {
@@ -86,10 +92,9 @@ impl Simulation {
     #[must_use]
     pub fn new(s: &Scenario) -> Self {
         let streams = u64::from(s.workload.streams.max(1));
-        let per_stream = s.workload.kind.bytes_per_stream();
         let message = match s.workload.kind {
             WorkloadKind::Messages { size, .. } => Some(size),
-            WorkloadKind::Bulk { .. } => None,
+            WorkloadKind::Bulk { .. } | WorkloadKind::BulkPlus { .. } => None,
         };
         let base = ConnConfig {
             endpoint: Endpoint::Client,
@@ -113,7 +118,9 @@ impl Simulation {
                 endpoint: Endpoint::Server,
                 ..base
             },
-            &vec![per_stream; usize::try_from(streams).unwrap_or(0)],
+            &(0..streams)
+                .map(|i| s.workload.kind.stream_bytes(i))
+                .collect::<Vec<_>>(),
             0,
             Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, None, 0),
         );
@@ -140,6 +147,8 @@ impl Simulation {
             out: Vec::new(),
             slab: Slab::default(),
             pool: Vec::new(),
+            stall: s.workload.stall,
+            stall_marks: (None, None),
         }
     }
 
@@ -222,6 +231,10 @@ impl Simulation {
             if t > self.time_limit {
                 break;
             }
+            // State is constant between events: sample up to `t` first.
+            if t >= self.next_sample {
+                self.sample(t);
+            }
             now = t;
             let who = match ev {
                 Event::Deliver { to, slot: i } => {
@@ -248,10 +261,8 @@ impl Simulation {
                 }
             };
             self.service(now, who);
-            if now >= self.next_sample {
-                self.sample(now);
-            }
-            if self.client.all_streams_read()
+            self.track_stall(now);
+            if self.client.all_streams_read(now)
                 || self.client.closed.is_some()
                 || self.server.closed.is_some()
             {
@@ -259,6 +270,31 @@ impl Simulation {
             }
         }
         self.finish(now)
+    }
+
+    /// Notes the unstalled streams' progress when a stall starts and ends.
+    fn track_stall(&mut self, now: Time) {
+        let Some(stall) = self.stall else { return };
+        let delivered = self.client.delivered_unstalled();
+        if self.stall_marks.0.is_none() && now.as_duration() >= stall.start {
+            self.stall_marks.0 = Some((now, delivered));
+        }
+        if self.stall_marks.1.is_none()
+            && !stall.permanent()
+            && now.as_duration() >= stall.start.saturating_add(stall.duration)
+        {
+            self.stall_marks.1 = Some((now, delivered));
+        }
+    }
+
+    fn stall_goodput(&self, end: Time) -> Option<f64> {
+        let (t0, b0) = self.stall_marks.0?;
+        let (t1, b1) = self
+            .stall_marks
+            .1
+            .unwrap_or((end, self.client.delivered_unstalled()));
+        let secs = (t1 - t0).as_secs_f64();
+        (secs > 0.0).then(|| (b1 - b0) as f64 * 8.0 / secs)
     }
 
     /// The handshake's RTT sample: both one-way propagation delays. A real
@@ -282,7 +318,8 @@ impl Simulation {
             .max()
             .map_or(now, |&t| t)
             .as_duration();
-        let completed = c.all_streams_read();
+        let completed = c.all_streams_read(now);
+        let stall_goodput_bps = self.stall_goodput(now);
         let duration = if completed {
             duration
         } else {
@@ -333,6 +370,9 @@ impl Simulation {
             event_hash: self.hash.value(),
             error: c.closed.clone().or_else(|| s.closed.clone()),
             verify_failures: c.stats.verify_failures,
+            stall_goodput_bps,
+            peak_budget: c.stats.peak_budget,
+            budget_violations: c.stats.budget_violations,
             final_srtt: s.recovery.rtt.smoothed(),
             min_rtt: s.recovery.rtt.min_rtt(),
         };
