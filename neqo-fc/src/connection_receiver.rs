@@ -503,12 +503,12 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 changes.push(c);
             }
         }
-        if active > 0 {
+        if let Some(per_stream) = self.estimate.checked_div(active) {
             let cap = self.tuner.max_window(crate::SubjectKind::Stream);
-            let share = (self.estimate / active)
-                .saturating_mul(u64::from(self.config.connection_floor.den()))
-                / u64::from(self.config.connection_floor.num().max(1));
-            let share = share.min(cap);
+            let floor = self.config.connection_floor;
+            let share =
+                crate::math::mul_div(per_stream, u64::from(floor.den()), u64::from(floor.num()))
+                    .min(cap);
             for (id, e) in &mut self.streams {
                 if e.last_active == now && e.fc.window() < share {
                     if let Some(c) = e.fc.raise_window(share, ChangeReason::Budget, now) {
