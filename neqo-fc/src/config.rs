@@ -159,14 +159,14 @@ mod tests {
     #[test]
     fn seed_window_boundaries() {
         let c = Config::default();
-        // C / 4 below the initial window: the initial window wins.
-        assert_eq!(c.seed_window(1 << 20), 256 << 10);
-        assert_eq!(c.seed_window((1 << 20) + 4), (256 << 10) + 1);
+        // C / 4 at or below the initial window: the initial window wins.
+        assert_eq!(c.seed_window(256 << 10), 64 << 10);
+        assert_eq!(c.seed_window((256 << 10) + 4), (64 << 10) + 1);
         assert_eq!(c.seed_window(u64::MAX), c.max_stream_window);
         let off = Config {
             seed_fraction: None,
             ..c
         };
-        assert_eq!(off.seed_window(1 << 30), 256 << 10);
+        assert_eq!(off.seed_window(1 << 30), 64 << 10);
     }
 }

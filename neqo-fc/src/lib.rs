@@ -14,10 +14,12 @@
 //! - [`Tuner`]: the auto-tuning strategy. [`ExcessTuner`] (the default)
 //!   grows the window by the excess of bytes retired over what the current
 //!   window could have carried in the elapsed time, times a bonus; [`Fixed`]
-//!   keeps it static. New streams are seeded from the connection window
-//!   ([`ReceiverFlowControl::open_stream`]) and the connection window stays
-//!   ≥ 1.5 × the largest stream window
-//!   ([`ReceiverFlowControl::cover_stream_window`]).
+//!   keeps it static.
+//! - [`ConnectionReceiver`]: the receive side of a whole connection. New
+//!   streams are seeded from the connection-level estimate, the connection
+//!   window stays ≥ 1.5 × the largest stream window, and an optional
+//!   [`Budget`] bounds the credit outstanding across streams, taking it
+//!   back from streams whose reader stopped (by not extending their limits).
 //!
 //! Every window change is returned as a [`WindowChange`] value (and logged
 //! with `log::debug!`). Arithmetic is `u64` only, overflow-safe for every
@@ -26,41 +28,48 @@
 //!
 //! ## Embedding it
 //!
+//! A stack keeps one [`ConnectionReceiver`] per connection (it owns the
+//! connection's and every stream's receive controller, seeding and the
+//! memory budget) and one [`SenderFlowControl`] per subject it sends on.
+//!
 //! ```
 //! use std::time::Duration;
-//! use neqo_fc::{Config, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId, Connection};
+//! use neqo_fc::{Config, Connection, ConnectionReceiver, Rtt, SenderFlowControl, StreamId, Subject};
 //!
 //! let config = Config::default();
-//! let tuner = config.tuner();
+//! let mut rx = ConnectionReceiver::new(config, config.tuner());
 //! let rtt = Rtt::from(Duration::from_millis(50));
-//! let mut now = Duration::ZERO;
+//! let id = StreamId(3);
 //!
-//! // Receiver: the connection, and a stream opened by the peer.
-//! let mut conn = ReceiverFlowControl::connection(&config);
-//! let (mut stream, _seed) =
-//!     conn.open_stream(StreamId(0), config.initial_stream_window, &config, now);
+//! // A STREAM frame for bytes [0, 60_000) arrives (within the 64 KiB
+//! // initial_max_stream_data), and the application reads it.
+//! rx.on_data(id, 60_000, false, Duration::ZERO)?;
+//! rx.retire(id, 60_000)?;
 //!
-//! // A STREAM frame for bytes [0, 100_000) arrives.
-//! let new = stream.on_data(100_000, false)?;
-//! conn.consume(new)?;
+//! // Building a packet: MAX_* frames go first.
+//! let now = Duration::from_millis(10);
+//! let mut updates = Vec::new();
+//! while let Some(update) = rx.next_update(now, rtt) {
+//!     updates.push(update); // write MAX_STREAM_DATA / MAX_DATA { update.limit }
+//! }
+//! let sent = updates[0];
+//! assert_eq!(sent.subject, Subject::Stream(id));
+//! assert!(sent.limit > 60_000 + 64 * 1024 / 2);
 //!
-//! // The application reads it all.
-//! let read = stream.retire(100_000)?;
-//! conn.retire(read)?;
+//! // The packet carrying it is lost: the latest limit is due again.
+//! rx.update_lost(sent.subject, sent.limit);
+//! let again = rx.next_update(now, rtt).expect("re-sent");
+//! assert!(again.limit >= sent.limit);
+//! rx.update_acked(again.subject, again.limit);
 //!
-//! // A quarter of the window has been read: MAX_STREAM_DATA is due.
-//! now += Duration::from_millis(10);
-//! assert!(stream.update_due());
-//! let update = stream.send_update(now, rtt, &tuner).expect("due");
-//! assert_eq!(update.limit, 100_000 + stream.window());
-//! // ... write MAX_STREAM_DATA { stream_id: 0, maximum: update.limit } ...
+//! // Every window change, for qlog or logs.
+//! for change in rx.drain_changes() {
+//!     println!("{change}");
+//! }
 //!
-//! // The packet carrying it is lost: the latest limit must be sent again.
-//! stream.update_lost(update.limit);
-//! assert!(stream.update_due());
-//! let again = stream.send_update(now, rtt, &tuner).expect("resend");
-//! assert!(again.limit >= update.limit);
-//! stream.update_acked(again.limit);
+//! // Data past the advertised limit is FLOW_CONTROL_ERROR (0x03).
+//! let err = rx.on_data(id, again.limit + 1, false, now).unwrap_err();
+//! assert_eq!(err.code(), 0x03);
 //!
 //! // Sender side: credit from the peer's MAX_DATA.
 //! let mut credit = SenderFlowControl::new(Connection, 1_000);
@@ -72,6 +81,9 @@
 //! assert!(credit.update(5_000));
 //! # Ok::<(), neqo_fc::Error>(())
 //! ```
+//!
+//! [`ReceiverFlowControl`] is the per-subject building block underneath,
+//! for stacks that want to wire streams and the connection themselves.
 //!
 //! ## What the embedding stack ignores
 //!

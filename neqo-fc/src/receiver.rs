@@ -154,7 +154,17 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if self.resend_pending {
             return true;
         }
-        self.blocked_pending && self.target() > self.max_allowed || self.threshold_reached()
+        self.blocked_pending
+            && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
+            || self.threshold_reached()
+    }
+
+    /// The smallest extension worth answering a *_BLOCKED with: an eighth
+    /// of the update threshold (at least one byte). Without it a reader
+    /// that reads a few bytes at a time against a blocked sender turns
+    /// every read into a MAX_* / *_BLOCKED pair.
+    fn blocked_step(&self) -> u64 {
+        (self.update_fraction.of(self.max_active) / 8).max(1)
     }
 
     /// At least `update_fraction × window` bytes (and at least one) were
@@ -248,7 +258,13 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         };
         // A tuner only ever grows a window (the `Tuner` contract).
         let new = tuner.tune(&input).min(MAX_VARINT).max(self.max_active);
-        self.change_window(new, ChangeReason::AutoTune, now, rtt.min, elapsed)
+        self.change_window(
+            new,
+            ChangeReason::AutoTune,
+            now,
+            tuner.rtt_used(rtt),
+            elapsed,
+        )
     }
 
     fn change_window(

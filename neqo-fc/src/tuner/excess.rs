@@ -106,6 +106,13 @@ impl Tuner for ExcessTuner {
             SubjectKind::Connection => self.max_connection_window,
         }
     }
+
+    fn rtt_used(&self, rtt: crate::Rtt) -> std::time::Duration {
+        match self.rtt_choice {
+            RttChoice::Min => rtt.min,
+            RttChoice::Smoothed => rtt.smoothed,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ mod fixed;
 
 use std::time::Duration;
 
-pub use excess::ExcessTuner;
+pub use excess::{ExcessTuner, RttChoice};
 pub use fixed::Fixed;
 
 use crate::{Fraction, Rtt, SubjectKind};
@@ -44,6 +44,11 @@ pub trait Tuner {
 
     /// The largest window this tuner ever returns for `kind`.
     fn max_window(&self, kind: SubjectKind) -> u64;
+
+    /// The RTT figure this tuner divides by (reported in window changes).
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        rtt.min
+    }
 }
 
 impl<T: Tuner + ?Sized> Tuner for &T {
@@ -52,6 +57,9 @@ impl<T: Tuner + ?Sized> Tuner for &T {
     }
     fn max_window(&self, kind: SubjectKind) -> u64 {
         (**self).max_window(kind)
+    }
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        (**self).rtt_used(rtt)
     }
 }
 
@@ -62,6 +70,9 @@ impl<T: Tuner + ?Sized> Tuner for Box<T> {
     fn max_window(&self, kind: SubjectKind) -> u64 {
         (**self).max_window(kind)
     }
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        (**self).rtt_used(rtt)
+    }
 }
 
 impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
@@ -70,5 +81,8 @@ impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
     }
     fn max_window(&self, kind: SubjectKind) -> u64 {
         (**self).max_window(kind)
+    }
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        (**self).rtt_used(rtt)
     }
 }

@@ -1,0 +1,1011 @@
+//! Receive-side flow control, one rule per test, each at its exact boundary
+//! (one byte before and after every threshold). RFC 9000 §4.1 (limits),
+//! §4.2 (updates), §4.5 (final size), §16 / §19.8 (2^62 − 1).
+
+use std::{cell::Cell, time::Duration};
+
+use neqo_fc::{
+    ChangeReason, Config, Connection, Error, Fixed, FlowSubject, Fraction, MAX_VARINT,
+    ReceiverFlowControl, Rtt, StreamId, Subject, SubjectKind, TuneInput, Tuner, WindowChange,
+};
+
+const ID: StreamId = StreamId(4);
+const STATIC: Fixed = Fixed {
+    stream: 1 << 30,
+    connection: 1 << 30,
+};
+
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+fn rtt() -> Rtt {
+    Rtt::from(ms(50))
+}
+
+fn stream(limit: u64) -> ReceiverFlowControl<StreamId> {
+    ReceiverFlowControl::new(ID, limit, limit, Fraction::QUARTER)
+}
+
+fn conn(limit: u64) -> ReceiverFlowControl<Connection> {
+    ReceiverFlowControl::new(Connection, limit, limit, Fraction::QUARTER)
+}
+
+/// Every observable getter, for "a failing call changes nothing".
+#[derive(Debug, PartialEq, Eq)]
+struct Snapshot {
+    window: u64,
+    limit: u64,
+    consumed: u64,
+    retired: u64,
+    unretired: u64,
+    credit: u64,
+    acked_limit: u64,
+    final_size: Option<u64>,
+    update_due: bool,
+    /// The full `Debug` rendering also covers the private fields.
+    debug: String,
+}
+
+fn snap<S: FlowSubject>(fc: &ReceiverFlowControl<S>) -> Snapshot {
+    Snapshot {
+        window: fc.window(),
+        limit: fc.limit(),
+        consumed: fc.consumed(),
+        retired: fc.retired(),
+        unretired: fc.unretired(),
+        credit: fc.credit(),
+        acked_limit: fc.acked_limit(),
+        final_size: fc.final_size(),
+        update_due: fc.update_due(),
+        debug: format!("{fc:?}"),
+    }
+}
+
+/// Runs a call that must fail on `fc`, checks the error and that no state
+/// changed.
+fn assert_fails<S: FlowSubject, T: std::fmt::Debug>(
+    fc: &mut ReceiverFlowControl<S>,
+    call: impl FnOnce(&mut ReceiverFlowControl<S>) -> Result<T, Error>,
+    want: Error,
+    code: u64,
+) {
+    let before = snap(fc);
+    let got = call(fc).expect_err("call must fail");
+    assert_eq!(got, want);
+    assert_eq!(got.code(), code);
+    assert_eq!(snap(fc), before, "a failing call changed state");
+}
+
+// ---- RFC 9000 §4.1: data up to the limit --------------------------------
+
+#[test]
+fn stream_data_exactly_at_limit_is_accepted() {
+    let mut s = stream(1000);
+    assert_eq!(s.on_data(999, false), Ok(999));
+    assert_eq!(s.on_data(1000, false), Ok(1));
+    assert_eq!(s.consumed(), 1000);
+    // Retransmitted or reordered data below the highest offset adds nothing.
+    assert_eq!(s.on_data(400, false), Ok(0));
+    assert_eq!(s.consumed(), 1000);
+}
+
+#[test]
+fn stream_data_one_byte_past_limit_is_flow_control_error() {
+    let mut s = stream(1000);
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1001, false),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+    assert_eq!(s.on_data(500, false), Ok(500));
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1001, false),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+}
+
+#[test]
+fn fin_at_limit_ok_one_past_is_flow_control_error() {
+    let mut s = stream(1000);
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1001, true),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.set_final_size(1001),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+    assert_eq!(s.on_data(1000, true), Ok(1000));
+    assert_eq!(s.final_size(), Some(1000));
+}
+
+#[test]
+fn connection_data_exactly_at_limit_ok_one_past_is_error() {
+    let mut c = conn(1000);
+    assert_eq!(c.consume(999), Ok(()));
+    assert_eq!(c.consume(1), Ok(()));
+    assert_eq!(c.consumed(), 1000);
+    assert_eq!(c.consume(0), Ok(()));
+    assert_fails(
+        &mut c,
+        |c| c.consume(1),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+    let mut c = conn(1000);
+    assert_fails(
+        &mut c,
+        |c| c.consume(1001),
+        Error::FlowControl {
+            received: 1001,
+            limit: 1000,
+        },
+        0x03,
+    );
+    // A huge count saturates instead of wrapping past the check.
+    assert_fails(
+        &mut c,
+        |c| c.consume(u64::MAX),
+        Error::FlowControl {
+            received: u64::MAX,
+            limit: 1000,
+        },
+        0x03,
+    );
+}
+
+#[test]
+fn stream_and_connection_account_together() {
+    let mut c = conn(1500);
+    let mut s = stream(1000);
+    let n = s.on_data(700, false).unwrap();
+    c.consume(n).unwrap();
+    let n = s.on_data(300, false).unwrap(); // below the highest offset
+    assert_eq!(n, 0);
+    let n = s.on_data(1000, true).unwrap();
+    assert_eq!(n, 300);
+    c.consume(n).unwrap();
+    assert_eq!(c.consumed(), 1000);
+}
+
+// ---- RFC 9000 §4.5: final size --------------------------------------------
+
+#[test]
+fn final_size_change_is_final_size_error() {
+    let mut s = stream(1000);
+    assert_eq!(s.on_data(500, false), Ok(500));
+    assert_eq!(s.set_final_size(600), Ok(100));
+    // Repeated identical final size: fine, adds nothing.
+    assert_eq!(s.set_final_size(600), Ok(0));
+    assert_eq!(s.on_data(600, true), Ok(0));
+    for other in [599, 601, 0, 1000] {
+        assert_fails(
+            &mut s,
+            |s| s.set_final_size(other),
+            Error::FinalSize {
+                known: 600,
+                received: other,
+            },
+            0x06,
+        );
+        assert_fails(
+            &mut s,
+            |s| s.on_data(other, true),
+            Error::FinalSize {
+                known: 600,
+                received: other,
+            },
+            0x06,
+        );
+    }
+}
+
+#[test]
+fn fin_below_received_data_is_final_size_error() {
+    let mut s = stream(1000);
+    assert_eq!(s.on_data(500, false), Ok(500));
+    assert_fails(
+        &mut s,
+        |s| s.set_final_size(499),
+        Error::FinalSize {
+            known: 500,
+            received: 499,
+        },
+        0x06,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.on_data(499, true),
+        Error::FinalSize {
+            known: 500,
+            received: 499,
+        },
+        0x06,
+    );
+    // Exactly at the highest received offset: accepted.
+    assert_eq!(s.on_data(500, true), Ok(0));
+    assert_eq!(s.final_size(), Some(500));
+}
+
+#[test]
+fn data_past_known_final_size_is_final_size_error() {
+    let mut s = stream(1000);
+    assert_eq!(s.set_final_size(600), Ok(600));
+    // Data up to the final size (a gap being filled) is fine.
+    assert_eq!(s.on_data(600, false), Ok(0));
+    assert_eq!(s.on_data(100, false), Ok(0));
+    assert_fails(
+        &mut s,
+        |s| s.on_data(601, false),
+        Error::FinalSize {
+            known: 600,
+            received: 601,
+        },
+        0x06,
+    );
+    // Past the final size but also past the limit: the final size rule wins.
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1001, false),
+        Error::FinalSize {
+            known: 600,
+            received: 1001,
+        },
+        0x06,
+    );
+}
+
+// ---- RFC 9000 §16: values must be below 2^62 ------------------------------
+
+#[test]
+fn max_varint_is_accepted_two_to_the_62_is_value_too_large() {
+    let mut s = ReceiverFlowControl::new(ID, MAX_VARINT, MAX_VARINT, Fraction::QUARTER);
+    for (end, fin) in [(1 << 62, false), (1 << 62, true), (u64::MAX, false)] {
+        assert_fails(
+            &mut s,
+            |s| s.on_data(end, fin),
+            Error::ValueTooLarge(end),
+            0x07,
+        );
+    }
+    assert_fails(
+        &mut s,
+        |s| s.set_final_size(1 << 62),
+        Error::ValueTooLarge(1 << 62),
+        0x07,
+    );
+    assert_eq!(s.on_data(MAX_VARINT, false), Ok(MAX_VARINT));
+    assert_eq!(s.set_final_size(MAX_VARINT), Ok(0));
+    assert_eq!(s.final_size(), Some(MAX_VARINT));
+
+    // On a small limit, 2^62 is still a value error, and 2^62 − 1 a flow
+    // control error.
+    let mut s = stream(1000);
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1 << 62, false),
+        Error::ValueTooLarge(1 << 62),
+        0x07,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.on_data(MAX_VARINT, false),
+        Error::FlowControl {
+            received: MAX_VARINT,
+            limit: 1000,
+        },
+        0x03,
+    );
+}
+
+#[test]
+fn constructor_clamps_to_max_varint() {
+    let s = ReceiverFlowControl::new(ID, u64::MAX, u64::MAX, Fraction::QUARTER);
+    assert_eq!(s.limit(), MAX_VARINT);
+    assert_eq!(s.window(), MAX_VARINT);
+    assert_eq!(s.acked_limit(), MAX_VARINT);
+    assert!(!s.update_due());
+    // An invalid update fraction falls back to ¼.
+    let s = ReceiverFlowControl::new(ID, 8, 8, Fraction::new(0, 1).unwrap());
+    assert_eq!(s.update_fraction(), Fraction::QUARTER);
+    let s = ReceiverFlowControl::new(ID, 8, 8, Fraction::new(5, 4).unwrap());
+    assert_eq!(s.update_fraction(), Fraction::QUARTER);
+}
+
+// ---- Retiring ----------------------------------------------------------------
+
+#[test]
+fn stream_retire_past_consumed_is_error() {
+    let mut s = stream(1000);
+    s.on_data(500, false).unwrap();
+    assert_fails(
+        &mut s,
+        |s| s.retire(501),
+        Error::RetiredBeyondReceived {
+            retired: 501,
+            received: 500,
+        },
+        0x01,
+    );
+    assert_eq!(s.retire(500), Ok(500));
+    // An older offset is a no-op.
+    assert_eq!(s.retire(400), Ok(0));
+    assert_eq!(s.retired(), 500);
+    assert_eq!(s.unretired(), 0);
+    assert_eq!(s.credit(), 500);
+}
+
+#[test]
+fn connection_retire_past_consumed_is_error() {
+    let mut c = conn(1000);
+    c.consume(500).unwrap();
+    assert_eq!(c.retire(499), Ok(()));
+    assert_eq!(c.retire(1), Ok(()));
+    assert_fails(
+        &mut c,
+        |c| c.retire(1),
+        Error::RetiredBeyondReceived {
+            retired: 501,
+            received: 500,
+        },
+        0x01,
+    );
+    assert_fails(
+        &mut c,
+        |c| c.retire(u64::MAX),
+        Error::RetiredBeyondReceived {
+            retired: u64::MAX,
+            received: 500,
+        },
+        0x01,
+    );
+    assert_eq!(c.retired(), 500);
+}
+
+#[test]
+fn failing_calls_change_nothing_in_any_state() {
+    // A stream with an update sent, a loss pending and a blocked report:
+    // the richest state to corrupt.
+    let mut s = stream(1000);
+    s.on_data(1000, false).unwrap();
+    s.retire(250).unwrap();
+    let u = s.send_update(ms(1), rtt(), &STATIC).unwrap();
+    s.update_lost(u.limit);
+    s.blocked_received();
+    assert!(s.update_due());
+    let limit = s.limit();
+    assert_fails(
+        &mut s,
+        |s| s.on_data(limit + 1, false),
+        Error::FlowControl {
+            received: limit + 1,
+            limit,
+        },
+        0x03,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.on_data(limit + 1, true),
+        Error::FlowControl {
+            received: limit + 1,
+            limit,
+        },
+        0x03,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.set_final_size(999),
+        Error::FinalSize {
+            known: 1000,
+            received: 999,
+        },
+        0x06,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.on_data(1 << 62, true),
+        Error::ValueTooLarge(1 << 62),
+        0x07,
+    );
+    assert_fails(
+        &mut s,
+        |s| s.retire(1001),
+        Error::RetiredBeyondReceived {
+            retired: 1001,
+            received: 1000,
+        },
+        0x01,
+    );
+}
+
+// ---- RFC 9000 §4.2: when an update is due -----------------------------------
+
+/// With a constant window `w`, an update is due exactly when
+/// `fraction × w` bytes were retired since the limit was set.
+fn check_update_threshold<S: FlowSubject>(
+    mut fc: ReceiverFlowControl<S>,
+    w: u64,
+    threshold: u64,
+    mut receive: impl FnMut(&mut ReceiverFlowControl<S>, u64),
+    mut retire: impl FnMut(&mut ReceiverFlowControl<S>, u64),
+) {
+    assert_eq!(fc.window(), w);
+    let mut now = ms(0);
+    let mut retired = 0;
+    for round in 0..3 {
+        // Receive everything allowed, then retire up to one byte short.
+        let limit = fc.limit();
+        receive(&mut fc, limit);
+        retire(&mut fc, retired + threshold - 1);
+        assert!(!fc.update_due(), "round {round}: one byte short is not due");
+        assert_eq!(fc.send_update(now, rtt(), &STATIC), None);
+        retire(&mut fc, retired + threshold);
+        assert!(fc.update_due(), "round {round}: exactly the threshold");
+        now += ms(10);
+        let u = fc.send_update(now, rtt(), &STATIC).expect("due");
+        retired += threshold;
+        assert_eq!(u.limit, retired + w);
+        assert_eq!(fc.limit(), retired + w);
+        assert_eq!(u.change, None);
+        assert!(!fc.update_due());
+    }
+}
+
+fn stream_case(fraction: Fraction, w: u64, threshold: u64) {
+    check_update_threshold(
+        ReceiverFlowControl::new(ID, w, w, fraction),
+        w,
+        threshold,
+        |s, end| {
+            s.on_data(end, false).unwrap();
+        },
+        |s, off| {
+            s.retire(off).unwrap();
+        },
+    );
+}
+
+fn conn_case(fraction: Fraction, w: u64, threshold: u64) {
+    check_update_threshold(
+        ReceiverFlowControl::new(Connection, w, w, fraction),
+        w,
+        threshold,
+        |c, end| c.consume(end - c.consumed()).unwrap(),
+        |c, total| c.retire(total - c.retired()).unwrap(),
+    );
+}
+
+#[test]
+fn update_due_at_a_quarter() {
+    stream_case(Fraction::QUARTER, 1000, 250);
+    conn_case(Fraction::QUARTER, 1000, 250);
+}
+
+#[test]
+fn update_due_at_a_half() {
+    stream_case(Fraction::HALF, 1000, 500);
+    conn_case(Fraction::HALF, 1000, 500);
+}
+
+#[test]
+fn update_due_at_one_only_when_exhausted() {
+    stream_case(Fraction::ONE, 1000, 1000);
+    conn_case(Fraction::ONE, 1000, 1000);
+}
+
+#[test]
+fn received_but_unread_data_never_makes_an_update_due() {
+    let mut s = stream(1000);
+    s.on_data(1000, false).unwrap();
+    assert!(!s.update_due());
+    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    assert_eq!(s.limit(), 1000);
+}
+
+#[test]
+fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
+    let mut s = stream(1000);
+    s.on_data(1000, false).unwrap();
+    s.blocked_received();
+    // Nothing retired: the limit cannot be extended.
+    assert!(!s.update_due());
+    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    // One byte retired: extendable, but less than the smallest extension
+    // worth answering a *_BLOCKED with (an eighth of the 250-byte
+    // threshold: 31 bytes), so a byte-by-byte reader cannot turn every
+    // read into an update.
+    s.retire(1).unwrap();
+    assert!(!s.update_due());
+    s.retire(30).unwrap();
+    assert!(!s.update_due());
+    // 31 bytes: due, below the ¼ threshold.
+    s.retire(31).unwrap();
+    assert!(s.update_due());
+    let u = s.send_update(ms(2), rtt(), &STATIC).unwrap();
+    assert_eq!(u.limit, 1031);
+    // The report was consumed by that update.
+    s.retire(62).unwrap();
+    assert!(!s.update_due());
+    // Without a blocked report the same 31 bytes are not enough.
+    let mut t = stream(1000);
+    t.on_data(1000, false).unwrap();
+    t.retire(31).unwrap();
+    assert!(!t.update_due());
+
+    let mut c = conn(1000);
+    c.consume(1000).unwrap();
+    c.blocked_received();
+    assert!(!c.update_due());
+    c.retire(30).unwrap();
+    assert!(!c.update_due());
+    c.retire(1).unwrap();
+    assert!(c.update_due());
+    assert_eq!(c.send_update(ms(1), rtt(), &STATIC).unwrap().limit, 1031);
+}
+
+/// A stream with two updates sent: limits 1250 then 1500.
+fn two_updates() -> (ReceiverFlowControl<StreamId>, u64, u64) {
+    let mut s = stream(1000);
+    s.on_data(1000, false).unwrap();
+    s.retire(250).unwrap();
+    let l1 = s.send_update(ms(1), rtt(), &STATIC).unwrap().limit;
+    s.on_data(1250, false).unwrap();
+    s.retire(500).unwrap();
+    let l2 = s.send_update(ms(2), rtt(), &STATIC).unwrap().limit;
+    assert_eq!((l1, l2), (1250, 1500));
+    assert!(!s.update_due());
+    (s, l1, l2)
+}
+
+#[test]
+fn losing_the_latest_limit_makes_it_due_again() {
+    let (mut s, _, l2) = two_updates();
+    s.update_lost(l2);
+    assert!(s.update_due());
+    let again = s.send_update(ms(3), rtt(), &STATIC).unwrap();
+    assert_eq!(again.limit, l2);
+    assert!(!s.update_due());
+}
+
+#[test]
+fn losing_an_older_limit_does_not() {
+    let (mut s, l1, _) = two_updates();
+    s.update_lost(l1);
+    assert!(!s.update_due());
+    s.update_lost(1000); // the transport parameter, acknowledged by definition
+    assert!(!s.update_due());
+    s.update_lost(9999); // never sent
+    assert!(!s.update_due());
+}
+
+#[test]
+fn acking_the_latest_limit_clears_a_pending_resend() {
+    let (mut s, l1, l2) = two_updates();
+    s.update_lost(l2);
+    // An ack of an older limit does not help.
+    s.update_acked(l1);
+    assert_eq!(s.acked_limit(), l1);
+    assert!(s.update_due());
+    s.update_acked(l2);
+    assert_eq!(s.acked_limit(), l2);
+    assert!(!s.update_due());
+    // Once acknowledged, a late loss report of another copy is moot.
+    s.update_lost(l2);
+    assert!(!s.update_due());
+    // Acks never lower the acknowledged limit.
+    s.update_acked(l1);
+    assert_eq!(s.acked_limit(), l2);
+}
+
+#[test]
+fn no_update_once_final_size_is_known() {
+    let (mut s, _, l2) = two_updates();
+    s.update_lost(l2);
+    s.blocked_received();
+    assert!(s.update_due());
+    assert_eq!(s.on_data(1300, true), Ok(50));
+    assert!(!s.update_due(), "FIN clears a pending resend");
+    s.retire(1300).unwrap();
+    assert!(!s.update_due());
+    s.blocked_received();
+    s.update_lost(l2);
+    assert!(!s.update_due());
+    assert_eq!(s.send_update(ms(10), rtt(), &STATIC), None);
+    assert_eq!(s.limit(), l2);
+}
+
+// ---- Seeding and the connection floor --------------------------------------
+
+/// A 256 KiB initial stream window and a ¼ seed, set explicitly so the
+/// boundaries below do not move with the defaults.
+fn seed_config(connection_window: u64) -> Config {
+    Config {
+        initial_stream_window: 256 << 10,
+        initial_connection_window: connection_window,
+        max_stream_window: 32 << 20,
+        max_connection_window: MAX_VARINT,
+        update_fraction: Fraction::QUARTER,
+        seed_fraction: Some(Fraction::QUARTER),
+        ..Config::default()
+    }
+}
+
+fn seeded(connection_window: u64) -> (ReceiverFlowControl<StreamId>, Option<WindowChange>) {
+    let config = seed_config(connection_window);
+    let c = ReceiverFlowControl::connection(&config);
+    c.open_stream(ID, config.initial_stream_window, &config, ms(7))
+}
+
+#[test]
+fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
+    const INITIAL: u64 = 256 << 10;
+    // C / 4 == initial: no seed change.
+    let (s, change) = seeded(1 << 20);
+    assert_eq!((s.window(), s.limit(), change), (INITIAL, INITIAL, None));
+    // C / 4 one byte above the initial window.
+    let (s, change) = seeded((1 << 20) + 4);
+    assert_eq!(s.window(), INITIAL + 1);
+    assert_eq!(s.limit(), INITIAL, "the peer only knows the initial limit");
+    assert_eq!(
+        change,
+        Some(WindowChange {
+            subject: Subject::Stream(ID),
+            old: INITIAL,
+            new: INITIAL + 1,
+            reason: ChangeReason::Seed,
+            rtt: Duration::ZERO,
+            elapsed: Duration::ZERO,
+            now: ms(7),
+        })
+    );
+    // Capped at the maximum stream window.
+    let (s, change) = seeded(1 << 40);
+    assert_eq!(s.window(), 32 << 20);
+    assert_eq!(change.unwrap().new, 32 << 20);
+}
+
+#[test]
+fn seed_makes_an_early_update_due_only_when_it_exceeds_initial_by_the_threshold() {
+    const INITIAL: u64 = 256 << 10;
+    // Due when seed − initial ≥ ⌊seed / 4⌋: first at seed = 349_525.
+    let (mut s, _) = seeded(4 * 349_525);
+    assert_eq!(s.window(), 349_525);
+    assert_eq!(349_525 - INITIAL, 349_525 / 4);
+    assert!(s.update_due());
+    let u = s.send_update(ms(8), rtt(), &STATIC).unwrap();
+    assert_eq!(u.limit, 349_525);
+    assert!(!s.update_due());
+
+    let (s, _) = seeded(4 * 349_525 - 1);
+    assert_eq!(s.window(), 349_524);
+    assert!(!s.update_due());
+
+    // A large connection window: the new stream starts at C / 4 at once.
+    let (mut s, _) = seeded(8 << 20);
+    assert!(s.update_due());
+    assert_eq!(s.send_update(ms(8), rtt(), &STATIC).unwrap().limit, 2 << 20);
+}
+
+#[test]
+fn seeding_disabled_or_initial_above_seed_keeps_initial() {
+    let config = Config {
+        seed_fraction: None,
+        ..seed_config(16 << 20)
+    };
+    let c = ReceiverFlowControl::connection(&config);
+    let (s, change) = c.open_stream(ID, config.initial_stream_window, &config, ms(0));
+    assert_eq!((s.window(), change), (256 << 10, None));
+    assert!(!s.update_due());
+    // A transport parameter above the seed: the window starts there.
+    let config = seed_config(512 << 10);
+    let c = ReceiverFlowControl::connection(&config);
+    let (s, change) = c.open_stream(ID, 1 << 20, &config, ms(0));
+    assert_eq!((s.window(), s.limit(), change), (1 << 20, 1 << 20, None));
+}
+
+#[test]
+fn connection_floor_raises_to_three_halves_of_the_stream_window() {
+    let mut c = conn(1000);
+    assert_eq!(
+        c.cover_stream_window(666, Fraction::THREE_HALVES, ms(3)),
+        None
+    );
+    assert_eq!(c.window(), 1000);
+    assert_eq!(
+        c.cover_stream_window(668, Fraction::THREE_HALVES, ms(3)),
+        Some(WindowChange {
+            subject: Subject::Connection,
+            old: 1000,
+            new: 1002,
+            reason: ChangeReason::ConnectionFloor,
+            rtt: Duration::ZERO,
+            elapsed: Duration::ZERO,
+            now: ms(3),
+        })
+    );
+    assert_eq!(
+        c.cover_stream_window(1000, Fraction::THREE_HALVES, ms(4))
+            .unwrap()
+            .new,
+        1500
+    );
+    assert!(2 * c.window() >= 3 * 1000);
+    // Never lowers it.
+    assert_eq!(
+        c.cover_stream_window(10, Fraction::THREE_HALVES, ms(5)),
+        None
+    );
+    assert_eq!(c.window(), 1500);
+    // The limit follows through the next update: 1500 − 1000 ≥ ¼ × 1500.
+    assert!(c.update_due());
+    assert_eq!(c.send_update(ms(6), rtt(), &STATIC).unwrap().limit, 1500);
+}
+
+/// The floor is exact: `2 × C ≥ 3 × S` also for odd stream windows (the
+/// product is rounded up, not down).
+#[test]
+fn connection_floor_holds_for_odd_stream_windows() {
+    let mut c = conn(1000);
+    c.cover_stream_window(667, Fraction::THREE_HALVES, ms(3));
+    assert!(
+        2 * c.window() >= 3 * 667,
+        "connection window {} < 1.5 × 667",
+        c.window()
+    );
+    assert_eq!(c.window(), 1001, "the smallest window that covers it");
+}
+
+// ---- Window changes from tuning ---------------------------------------------
+
+/// A tuner that records what the controller passed and grows by a set
+/// amount, to check the plumbing independently of the default formula.
+struct Recording {
+    last: Cell<Option<TuneInput>>,
+    calls: Cell<u32>,
+    grow_by: u64,
+}
+
+impl Recording {
+    fn new(grow_by: u64) -> Self {
+        Self {
+            last: Cell::new(None),
+            calls: Cell::new(0),
+            grow_by,
+        }
+    }
+}
+
+impl Tuner for Recording {
+    fn tune(&self, input: &TuneInput) -> u64 {
+        self.last.set(Some(*input));
+        self.calls.set(self.calls.get() + 1);
+        input.window + self.grow_by
+    }
+    fn max_window(&self, _: SubjectKind) -> u64 {
+        u64::MAX
+    }
+}
+
+#[test]
+fn tuning_gets_exact_inputs_and_reports_exact_changes() {
+    let rtt = Rtt::new(ms(150), ms(100));
+    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    s.on_data(1_000_000, false).unwrap();
+    s.retire(250_000).unwrap();
+    // The first step only records the time: the tuner is not asked.
+    let t = Recording::new(1000);
+    let u = s.send_update(ms(1000), rtt, &t).unwrap();
+    assert_eq!((u.limit, u.change, t.calls.get()), (1_250_000, None, 0));
+    s.on_data(1_250_000, false).unwrap();
+    s.retire(1_250_000).unwrap();
+    let u = s.send_update(ms(1100), rtt, &t).unwrap();
+    assert_eq!(
+        t.last.get(),
+        Some(TuneInput {
+            kind: SubjectKind::Stream,
+            window: 1_000_000,
+            retired_since_update: 1_000_000,
+            elapsed: ms(100),
+            rtt,
+            update_fraction: Fraction::QUARTER,
+        })
+    );
+    assert_eq!(
+        u.change,
+        Some(WindowChange {
+            subject: Subject::Stream(StreamId(8)),
+            old: 1_000_000,
+            new: 1_001_000,
+            reason: ChangeReason::AutoTune,
+            rtt: ms(100), // min_rtt: what the default tuner divides by
+            elapsed: ms(100),
+            now: ms(1100),
+        })
+    );
+    // The new window is in the limit sent with this very update.
+    assert_eq!(u.limit, 1_250_000 + 1_001_000);
+    // An update a *_BLOCKED triggered (one byte short of the threshold) is
+    // sent without asking the tuner; its bytes and time carry over.
+    let same = Recording::new(0);
+    s.on_data(2_251_000, false).unwrap();
+    s.retire(1_500_249).unwrap();
+    assert!(!s.update_due(), "250_249 < ¼ × 1_001_000");
+    s.blocked_received();
+    let u = s.send_update(ms(1150), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (2_501_249, None, 0));
+    // Exactly the threshold since that limit: a tuning step over everything
+    // since the previous step (150 ms, 500_499 bytes).
+    s.retire(1_750_499).unwrap();
+    let u = s.send_update(ms(1250), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (2_751_499, None, 1));
+    let last = same.last.get().unwrap();
+    assert_eq!(
+        (last.elapsed, last.retired_since_update),
+        (ms(150), 500_499)
+    );
+    // A resend after a loss does not tune either.
+    s.update_lost(2_751_499);
+    let u = s.send_update(ms(1260), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (2_751_499, None, 1));
+    // A clock that goes backwards: a zero interval, no panic.
+    s.on_data(2_751_499, false).unwrap();
+    s.retire(2_000_749).unwrap();
+    let u = s.send_update(ms(10), rtt, &same).unwrap();
+    assert_eq!((u.limit, same.calls.get()), (3_001_749, 2));
+    assert_eq!(same.last.get().unwrap().elapsed, Duration::ZERO);
+}
+
+#[test]
+fn default_tuner_doubles_a_window_limited_flow() {
+    let tuner = Config::default().tuner();
+    let rtt = Rtt::from(ms(100));
+    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    s.on_data(1_000_000, false).unwrap();
+    s.retire(250_000).unwrap();
+    s.send_update(ms(1000), rtt, &tuner).unwrap();
+    s.on_data(1_250_000, false).unwrap();
+    s.retire(1_250_000).unwrap();
+    let input = TuneInput {
+        kind: SubjectKind::Stream,
+        window: 1_000_000,
+        retired_since_update: 1_000_000,
+        elapsed: ms(100),
+        rtt,
+        update_fraction: Fraction::QUARTER,
+    };
+    let change = s
+        .send_update(ms(1100), rtt, &tuner)
+        .unwrap()
+        .change
+        .unwrap();
+    assert_eq!(change.new, tuner.tune(&input));
+    // A whole window retired in one RTT: at least slow start's doubling.
+    assert!(change.new >= 2_000_000, "{change:?}");
+    assert_ne!(change.old, change.new);
+}
+
+#[test]
+fn connection_tuning_reports_connection_subject() {
+    let t = Recording::new(7);
+    let mut c = conn(1_000_000);
+    c.consume(1_000_000).unwrap();
+    c.retire(250_000).unwrap();
+    assert_eq!(c.send_update(ms(0), rtt(), &t).unwrap().change, None);
+    c.consume(250_000).unwrap();
+    c.retire(1_000_000).unwrap();
+    let change = c.send_update(ms(50), rtt(), &t).unwrap().change.unwrap();
+    assert_eq!(t.last.get().unwrap().kind, SubjectKind::Connection);
+    assert_eq!(t.last.get().unwrap().retired_since_update, 1_000_000);
+    assert_eq!(
+        change,
+        WindowChange {
+            subject: Subject::Connection,
+            old: 1_000_000,
+            new: 1_000_007,
+            reason: ChangeReason::AutoTune,
+            rtt: ms(50),
+            elapsed: ms(50),
+            now: ms(50),
+        }
+    );
+}
+
+#[test]
+fn set_window_never_lowers_the_advertised_limit() {
+    let (mut s, _, l2) = two_updates();
+    let change = s.set_window(100, ChangeReason::Budget, ms(9)).unwrap();
+    assert_eq!(
+        (change.old, change.new, change.reason),
+        (1000, 100, ChangeReason::Budget)
+    );
+    assert_eq!(s.limit(), l2);
+    assert_eq!(s.set_window(100, ChangeReason::Budget, ms(9)), None);
+    // retired 500 + 100 < 1500: nothing to extend even after more reads.
+    s.on_data(1500, false).unwrap();
+    s.retire(1399).unwrap();
+    assert!(!s.update_due());
+    s.retire(1400).unwrap(); // target 1500 = limit
+    assert!(!s.update_due());
+    s.retire(1425).unwrap(); // target 1525: 25 ≥ ¼ × 100
+    assert!(s.update_due());
+    assert_eq!(s.send_update(ms(10), rtt(), &STATIC).unwrap().limit, 1525);
+    // raise_window never lowers.
+    assert_eq!(s.raise_window(50, ChangeReason::Seed, ms(11)), None);
+    assert_eq!(s.window(), 100);
+}
+
+/// A tuner that asks for half the window: the trait contract says the
+/// controller keeps `max(old, returned)`.
+struct Shrinking;
+
+impl Tuner for Shrinking {
+    fn tune(&self, input: &TuneInput) -> u64 {
+        input.window / 2
+    }
+    fn max_window(&self, _: SubjectKind) -> u64 {
+        1 << 30
+    }
+}
+
+/// The `Tuner` contract: the controller keeps `max(old, returned)`.
+#[test]
+fn a_tuner_cannot_shrink_the_window() {
+    let mut s = stream(1000);
+    s.on_data(1000, false).unwrap();
+    s.retire(250).unwrap();
+    s.send_update(ms(0), rtt(), &Shrinking).unwrap();
+    s.on_data(1250, false).unwrap();
+    s.retire(500).unwrap();
+    let u = s.send_update(ms(50), rtt(), &Shrinking).unwrap();
+    assert_eq!(u.change, None);
+    assert_eq!(s.window(), 1000);
+}
+
+/// A *_BLOCKED-triggered update soon after a threshold update must not
+/// turn one small read burst into window growth: a slow reader (the window
+/// carries 2.6 MB/s) reads 8 KiB — the smallest extension worth answering
+/// the *_BLOCKED with — 0.5 ms after the last update.
+#[test]
+fn blocked_update_does_not_tune_on_a_read_burst() {
+    let tuner = Config::default().tuner();
+    let rtt = Rtt::from(ms(100));
+    let w = 256 << 10;
+    let mut s = stream(w);
+    s.on_data(w, false).unwrap();
+    s.retire(w / 4).unwrap();
+    assert_eq!(s.send_update(ms(0), rtt, &tuner).unwrap().change, None);
+    s.on_data(w + w / 4, false).unwrap();
+    // Another quarter window after 500 ms: far below what the window
+    // carries (expected 983_040), no growth.
+    s.retire(w / 2).unwrap();
+    assert_eq!(s.send_update(ms(500), rtt, &tuner).unwrap().change, None);
+    // The sender reports being blocked; the reader reads a small burst.
+    s.blocked_received();
+    s.retire(w / 2 + w / 32).unwrap();
+    let u = s.send_update(ms(500) + Duration::from_micros(500), rtt, &tuner);
+    assert_eq!(u.unwrap().change, None, "window grew on a slow reader");
+    assert_eq!(s.window(), w);
+}
