@@ -52,6 +52,8 @@ pub struct ReceiverFlowControl<S> {
     last_update: Option<Duration>,
     /// `retired` at the last tuning step.
     retired_at_update: u64,
+    /// `consumed` at the last tuning step.
+    consumed_at_update: u64,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
@@ -80,6 +82,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             acked_limit: initial_limit,
             last_update: None,
             retired_at_update: 0,
+            consumed_at_update: 0,
         }
     }
 
@@ -243,11 +246,18 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     ) -> Option<WindowChange> {
         let Some(last) = self.last_update.replace(now) else {
             self.retired_at_update = self.retired;
+            self.consumed_at_update = self.consumed;
             return None;
         };
         let elapsed = now.saturating_sub(last);
-        let retired_since = self.retired - self.retired_at_update;
+        // Bytes that both arrived and were read in the interval: reading
+        // data that waited behind a gap (after a loss) or in the buffer
+        // releases many bytes at once that did not flow in this interval,
+        // and must not look like a higher rate. Never more than retired.
+        let retired_since =
+            (self.retired - self.retired_at_update).min(self.consumed - self.consumed_at_update);
         self.retired_at_update = self.retired;
+        self.consumed_at_update = self.consumed;
         let input = TuneInput {
             kind: self.subject.kind(),
             window: self.max_active,

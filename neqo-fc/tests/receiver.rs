@@ -813,7 +813,9 @@ impl Tuner for Recording {
 fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let rtt = Rtt::new(ms(150), ms(100));
     let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
-    s.on_data(1_000_000, false).unwrap();
+    // Data arrives as it is read, so the bytes that flowed through an
+    // interval (received and retired) equal the bytes retired.
+    s.on_data(250_000, false).unwrap();
     s.retire(250_000).unwrap();
     // The first step only records the time: the tuner is not asked.
     let t = Recording::new(1000);
@@ -878,12 +880,35 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     assert_eq!(same.last.get().unwrap().elapsed, Duration::ZERO);
 }
 
+/// Data that waited unread in the buffer across a tuning step and is then
+/// read in a burst did not flow in the new interval: the tuner sees only
+/// bytes both received and retired since the last step.
+#[test]
+fn draining_old_buffered_data_does_not_count_as_rate() {
+    let t = Recording::new(1000);
+    let rtt = Rtt::from(ms(100));
+    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    s.on_data(250_000, false).unwrap();
+    s.retire(250_000).unwrap();
+    s.send_update(ms(0), rtt, &t).unwrap();
+    // 750 kB arrive; the reader takes 250 kB of them.
+    s.on_data(1_000_000, false).unwrap();
+    s.retire(500_000).unwrap();
+    s.send_update(ms(100), rtt, &t).unwrap();
+    assert_eq!(t.last.get().unwrap().retired_since_update, 250_000);
+    // Nothing new arrives; the reader drains the 500 kB left, 10 ms later.
+    s.retire(1_000_000).unwrap();
+    s.send_update(ms(110), rtt, &t).unwrap();
+    let last = t.last.get().unwrap();
+    assert_eq!((last.retired_since_update, last.elapsed), (0, ms(10)));
+}
+
 #[test]
 fn default_tuner_doubles_a_window_limited_flow() {
     let tuner = Config::default().tuner();
     let rtt = Rtt::from(ms(100));
     let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
-    s.on_data(1_000_000, false).unwrap();
+    s.on_data(250_000, false).unwrap();
     s.retire(250_000).unwrap();
     s.send_update(ms(1000), rtt, &tuner).unwrap();
     s.on_data(1_250_000, false).unwrap();
@@ -911,10 +936,10 @@ fn default_tuner_doubles_a_window_limited_flow() {
 fn connection_tuning_reports_connection_subject() {
     let t = Recording::new(7);
     let mut c = conn(1_000_000);
-    c.consume(1_000_000).unwrap();
+    c.consume(250_000).unwrap();
     c.retire(250_000).unwrap();
     assert_eq!(c.send_update(ms(0), rtt(), &t).unwrap().change, None);
-    c.consume(250_000).unwrap();
+    c.consume(1_000_000).unwrap();
     c.retire(1_000_000).unwrap();
     let change = c.send_update(ms(50), rtt(), &t).unwrap().change.unwrap();
     assert_eq!(t.last.get().unwrap().kind, SubjectKind::Connection);

@@ -82,26 +82,6 @@ fn main() {
                             .iter()
                             .filter(|f| matches!(f, neqo_fc_sim::quic::frame::Frame::Stream { .. }))
                             .count();
-                        if let Ok(sid) = std::env::var("SID") {
-                            let sid: u64 = sid.parse().unwrap();
-                            for f in frames.iter() {
-                                if let neqo_fc_sim::quic::frame::Frame::Stream {
-                                    stream_id,
-                                    offset,
-                                    length,
-                                    ..
-                                } = f
-                                {
-                                    if *stream_id == sid {
-                                        println!(
-                                            "{t:.6} {:?} pn {pn} STREAM {sid} [{offset}, {})",
-                                            rec.endpoint,
-                                            offset + length
-                                        );
-                                    }
-                                }
-                            }
-                        }
                         if !fs.is_empty() || std::env::var("ALL").is_ok() {
                             println!(
                                 "{t:.6} {:?} {} pn {pn} streams {nstream} {}",

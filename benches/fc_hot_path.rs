@@ -1,0 +1,144 @@
+//! Cost of neqo-fc's hot path: accounting one received 1,200-byte packet
+//! and retiring it (stream + connection), and one tuning step.
+//!
+//! Run: `cargo bench --bench fc_hot_path` (about 10 s; add `-- --quick`
+//! for a rougher 2-second pass). Target: ≤ 20 ns per packet.
+
+use std::{hint::black_box, time::Duration};
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use neqo_fc::{
+    Config, Connection, ExcessTuner, Fraction, MAX_VARINT, ReceiverFlowControl, Rtt, StreamId,
+};
+
+const PACKET: u64 = 1200;
+
+/// A stream and its connection whose limits never run out during a bench.
+fn unlimited() -> (
+    ReceiverFlowControl<StreamId>,
+    ReceiverFlowControl<Connection>,
+) {
+    let big = MAX_VARINT / 2;
+    (
+        ReceiverFlowControl::new(StreamId(0), big, big, Fraction::QUARTER),
+        ReceiverFlowControl::new(Connection, big, big, Fraction::QUARTER),
+    )
+}
+
+/// One packet: `on_data` + `consume` + `retire` (stream, connection) and the
+/// `update_due` checks a stack makes after it.
+#[inline]
+fn account(
+    stream: &mut ReceiverFlowControl<StreamId>,
+    conn: &mut ReceiverFlowControl<Connection>,
+    end: u64,
+) -> bool {
+    let Ok(new) = stream.on_data(end, false) else {
+        return false;
+    };
+    if conn.consume(new).is_err() {
+        return false;
+    }
+    let Ok(read) = stream.retire(end) else {
+        return false;
+    };
+    if conn.retire(read).is_err() {
+        return false;
+    }
+    stream.update_due() | conn.update_due()
+}
+
+fn packet_accounting(c: &mut Criterion) {
+    let mut g = c.benchmark_group("packet");
+    g.bench_function("account_and_retire_1200B", |b| {
+        let (mut stream, mut conn) = unlimited();
+        let mut end = 0;
+        b.iter(|| {
+            end += PACKET;
+            black_box(account(&mut stream, &mut conn, black_box(end)))
+        });
+    });
+    // The realistic loop: a 1 Gbit/s, 50 ms path, default configuration,
+    // sending MAX_STREAM_DATA / MAX_DATA whenever due (amortised tuning).
+    g.bench_function("account_retire_and_update_1200B", |b| {
+        let config = Config::default();
+        let tuner = config.tuner();
+        let rtt = Rtt::from(Duration::from_millis(50));
+        let mut conn = ReceiverFlowControl::connection(&config);
+        let (mut stream, _) = conn.open_stream(
+            StreamId(0),
+            config.initial_stream_window,
+            &config,
+            Duration::ZERO,
+        );
+        let mut now = Duration::ZERO;
+        let mut end = 0;
+        b.iter(|| {
+            end += PACKET;
+            now += Duration::from_nanos(9_600); // 1,200 B at 1 Gbit/s
+            if !account(&mut stream, &mut conn, end) {
+                return 0;
+            }
+            let mut sent = 0;
+            if let Some(u) = stream.send_update(now, rtt, &tuner) {
+                conn.cover_stream_window(stream.window(), config.connection_floor, now);
+                sent = u.limit;
+            }
+            if let Some(u) = conn.send_update(now, rtt, &tuner) {
+                sent ^= u.limit;
+            }
+            black_box(sent)
+        });
+    });
+    g.finish();
+}
+
+fn tuning_step(c: &mut Criterion) {
+    let tuner = ExcessTuner::DEFAULT;
+    let rtt = Rtt::from(Duration::from_millis(50));
+    let window = 1 << 20;
+    let mut g = c.benchmark_group("tuning_step");
+    // Steady state: a quarter window retired every half RTT, so the excess
+    // is negative and the window stays put; the full arithmetic runs.
+    g.bench_function("send_update_steady", |b| {
+        let mut s = ReceiverFlowControl::new(StreamId(0), window, window, Fraction::QUARTER);
+        let mut now = Duration::ZERO;
+        b.iter(|| {
+            let end = s.limit();
+            let _ = s.on_data(end, false);
+            let _ = s.retire(s.retired() + window / 4);
+            now += Duration::from_millis(25);
+            black_box(s.send_update(now, rtt, &tuner))
+        });
+    });
+    // A step that grows the window (a whole window retired in one RTT).
+    g.bench_function("send_update_grow", |b| {
+        let mut s = ReceiverFlowControl::new(StreamId(0), window, window, Fraction::QUARTER);
+        let _ = s.on_data(window, false);
+        let _ = s.retire(window / 4);
+        let _ = s.send_update(Duration::ZERO, rtt, &tuner);
+        let _ = s.on_data(s.limit(), false);
+        let _ = s.retire(s.retired() + window);
+        let now = Duration::from_millis(50);
+        b.iter_batched(
+            || s.clone(),
+            |mut s| {
+                let u = s.send_update(now, rtt, &tuner);
+                debug_assert!(u.is_some_and(|u| u.change.is_some()));
+                (u, s)
+            },
+            BatchSize::SmallInput,
+        );
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30);
+    targets = packet_accounting, tuning_step
+}
+criterion_main!(benches);

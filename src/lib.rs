@@ -1,0 +1,28 @@
+//! `fc-lab`: the lab that measures QUIC receive-window strategies on the
+//! `neqo-fc-sim` simulator — one run ([`spec::execute`]), the comparison
+//! matrix ([`compare`]), built-in network paths ([`profiles`]), peer
+//! tuners ([`tuners`]), tables, JSON ([`report::RunReport`]), SVG plots
+//! ([`plot`]) and qlog traces ([`qlog`]).
+//!
+//! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
+//! benches call the library directly.
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod compare;
+pub mod error;
+pub mod format;
+pub mod plot;
+pub mod profiles;
+pub mod qlog;
+pub mod report;
+pub mod spec;
+pub mod table;
+pub mod tuners;
+pub mod units;
+pub mod workloads;
+
+pub use error::LabError;
+pub use report::RunReport;
+pub use spec::{Outcome, RunSpec, execute};

@@ -1,0 +1,258 @@
+//! The numbers of one run as a flat, serialisable record: what `--json`
+//! prints (one object per run) and what `compare` writes to
+//! `report.json` (an array of them).
+//!
+//! Units are in the field names: `_s` seconds (simulated), `_bps` bit/s,
+//! `_bytes` bytes. Every field is always present; `error` is `null` unless
+//! the connection failed, and non-finite numbers print as `null`.
+
+use neqo_fc_sim::scenario::{ReaderSpeed, RunResult, Scenario};
+use serde::{Deserialize, Serialize};
+
+use crate::spec::RunSpec;
+
+/// One run's summary.
+///
+/// Invariants: `goodput_bps = bytes × 8 / duration_s` (0 when the duration
+/// is 0); `bdp_bytes = link_rate_bps × rtt_s / 8` rounded down;
+/// `stream_completion_s.len() = streams` for completed runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Path name (`gbit-50ms`, `custom`, `gbit-50ms-custom`).
+    pub profile: String,
+    /// Canonical tuner name (`default`, `fixed:1MiB`, …).
+    pub tuner: String,
+    /// Workload name (`bulk`, `small-msgs-10`, `messages`, …).
+    pub workload: String,
+    /// PRNG seed.
+    pub seed: u64,
+    /// Bytes the client application read, all streams.
+    pub bytes: u64,
+    /// Bytes the workload was to deliver, all streams.
+    pub expected_bytes: u64,
+    /// Concurrent streams.
+    pub streams: u32,
+    /// Simulated time until the last byte was read (or the run stopped).
+    pub duration_s: f64,
+    /// `bytes × 8 / duration_s`.
+    pub goodput_bps: f64,
+    /// Bottleneck rate.
+    pub link_rate_bps: u64,
+    /// Round-trip propagation delay of the path.
+    pub rtt_s: f64,
+    /// Bandwidth-delay product.
+    pub bdp_bytes: u64,
+    /// Bottleneck queue capacity.
+    pub queue_bytes: u64,
+    /// Random loss probability on the data direction.
+    pub loss_rate: f64,
+    /// Largest jitter on the data direction.
+    pub jitter_s: f64,
+    /// Client read rate limit; `null` = reads as fast as data arrives.
+    pub reader_rate_bps: Option<u64>,
+    /// Congestion control (`cubic`, `newreno`).
+    pub cc: String,
+    /// Share of the window retired before an update is sent.
+    pub update_fraction: f64,
+    /// Initial stream window advertised.
+    pub initial_stream_window_bytes: u64,
+    /// Largest stream receive window at the client.
+    pub peak_stream_window_bytes: u64,
+    /// Largest connection receive window at the client.
+    pub peak_conn_window_bytes: u64,
+    /// Largest receive-buffer occupancy (out of order + unread).
+    pub peak_recv_buffer_bytes: u64,
+    /// Largest credit outstanding over all streams (limit − read).
+    pub peak_total_credit_bytes: u64,
+    /// Largest congestion window.
+    pub peak_cwnd_bytes: u64,
+    /// Datagrams dropped on either path.
+    pub drops: u64,
+    /// Packets the sender declared lost.
+    pub packets_lost: u64,
+    /// Stream bytes sent more than once.
+    pub retransmitted_bytes: u64,
+    /// Time the sender had data and cwnd but no flow-control credit.
+    pub fc_blocked_s: f64,
+    /// MAX_DATA + MAX_STREAM_DATA frames sent by the client.
+    pub window_updates_sent: u64,
+    /// DATA_BLOCKED + STREAM_DATA_BLOCKED frames sent by the server.
+    pub blocked_frames_sent: u64,
+    /// Busy time of the forward bottleneck / duration.
+    pub link_utilisation: f64,
+    /// Minimum RTT the sender measured.
+    pub min_rtt_s: f64,
+    /// Smoothed RTT at the end.
+    pub final_srtt_s: f64,
+    /// Every stream completed.
+    pub completed: bool,
+    /// Transport error that closed the connection (`"0x3 reason"`), or a
+    /// failure of the run itself; `null` when none.
+    pub error: Option<String>,
+    /// Jain's fairness index over the streams' goodputs (1 = equal).
+    pub fairness_index: f64,
+    /// Time each stream's last byte was read, by stream index.
+    pub stream_completion_s: Vec<f64>,
+    /// Largest connection memory budget in force (0 without a budget).
+    pub peak_budget_bytes: u64,
+    /// Times the credit outstanding exceeded the budget (must be 0).
+    pub budget_violations: u64,
+    /// With stalled readers: goodput of the streams that kept reading,
+    /// during the stall; `null` otherwise.
+    pub stall_goodput_bps: Option<f64>,
+    /// Bytes that failed verification (`--verify`; must be 0).
+    pub verify_failures: u64,
+    /// Simulator events processed.
+    pub events: u64,
+    /// Fingerprint of the event stream (hex), for determinism checks.
+    pub event_hash: String,
+}
+
+impl RunReport {
+    /// The report of `result`, produced by `scenario` built from `spec`.
+    #[must_use]
+    pub fn new(spec: &RunSpec, scenario: &Scenario, result: &RunResult) -> Self {
+        let m = &result.metrics;
+        let duration_s = m.duration.as_secs_f64();
+        #[allow(clippy::cast_precision_loss)]
+        let goodput_bps = if duration_s > 0.0 {
+            m.bytes as f64 * 8.0 / duration_s
+        } else {
+            0.0
+        };
+        let mut report = Self::base(spec, scenario);
+        report.bytes = m.bytes;
+        report.duration_s = duration_s;
+        report.goodput_bps = goodput_bps;
+        report.peak_stream_window_bytes = m.peak_stream_window;
+        report.peak_conn_window_bytes = m.peak_conn_window;
+        report.peak_recv_buffer_bytes = m.peak_recv_buffer;
+        report.peak_total_credit_bytes = m.peak_total_credit;
+        report.peak_cwnd_bytes = m.peak_cwnd;
+        report.drops = m.drops;
+        report.packets_lost = m.packets_lost;
+        report.retransmitted_bytes = m.retransmitted_bytes;
+        report.fc_blocked_s = m.fc_blocked.as_secs_f64();
+        report.window_updates_sent = m.window_updates_sent;
+        report.blocked_frames_sent = m.blocked_frames_sent;
+        report.link_utilisation = m.link_utilisation;
+        report.min_rtt_s = m.min_rtt.as_secs_f64();
+        report.final_srtt_s = m.final_srtt.as_secs_f64();
+        report.completed = m.completed;
+        report.error = m
+            .error
+            .as_ref()
+            .map(|(code, reason)| format!("{code:#x} {reason}"));
+        report.fairness_index = m.fairness_index;
+        report.stream_completion_s = m
+            .stream_completion
+            .iter()
+            .map(std::time::Duration::as_secs_f64)
+            .collect();
+        report.peak_budget_bytes = m.peak_budget;
+        report.budget_violations = m.budget_violations;
+        report.stall_goodput_bps = m.stall_goodput_bps;
+        report.verify_failures = m.verify_failures;
+        report.events = m.events;
+        report.event_hash = format!("{:016x}", m.event_hash);
+        report
+    }
+
+    /// The report of a run that could not execute: the configuration
+    /// fields filled in, no measurements, `error` set.
+    #[must_use]
+    pub fn failed(spec: &RunSpec, error: String) -> Self {
+        let mut report = match spec.scenario() {
+            Ok(scenario) => Self::base(spec, &scenario),
+            Err(_) => Self::base_without_scenario(spec),
+        };
+        report.error = Some(error);
+        report
+    }
+
+    fn base(spec: &RunSpec, scenario: &Scenario) -> Self {
+        let mut r = Self::base_without_scenario(spec);
+        r.update_fraction = scenario.fc.update_fraction.as_f64();
+        r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
+        r
+    }
+
+    fn base_without_scenario(spec: &RunSpec) -> Self {
+        let path = &spec.path;
+        Self {
+            profile: path.name.clone(),
+            tuner: spec.tuner.name(),
+            workload: spec.workload.name.clone(),
+            seed: spec.seed,
+            bytes: 0,
+            expected_bytes: spec.workload.total_bytes(),
+            streams: spec.workload.streams,
+            duration_s: 0.0,
+            goodput_bps: 0.0,
+            link_rate_bps: path.rate_bps,
+            rtt_s: path.rtt.as_secs_f64(),
+            bdp_bytes: path.bdp_bytes(),
+            queue_bytes: path.queue_bytes,
+            loss_rate: path.loss,
+            jitter_s: path.jitter.as_secs_f64(),
+            reader_rate_bps: match spec.workload.reader {
+                ReaderSpeed::Unlimited => None,
+                ReaderSpeed::Rate(bps) => Some(bps),
+            },
+            cc: spec.cc.name().to_owned(),
+            update_fraction: 0.0,
+            initial_stream_window_bytes: 0,
+            peak_stream_window_bytes: 0,
+            peak_conn_window_bytes: 0,
+            peak_recv_buffer_bytes: 0,
+            peak_total_credit_bytes: 0,
+            peak_cwnd_bytes: 0,
+            drops: 0,
+            packets_lost: 0,
+            retransmitted_bytes: 0,
+            fc_blocked_s: 0.0,
+            window_updates_sent: 0,
+            blocked_frames_sent: 0,
+            link_utilisation: 0.0,
+            min_rtt_s: 0.0,
+            final_srtt_s: 0.0,
+            completed: false,
+            error: None,
+            fairness_index: 0.0,
+            stream_completion_s: Vec::new(),
+            peak_budget_bytes: 0,
+            budget_violations: 0,
+            stall_goodput_bps: None,
+            verify_failures: 0,
+            events: 0,
+            event_hash: String::new(),
+        }
+    }
+
+    /// Peak stream window as a multiple of the BDP (∞ for a zero BDP).
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn window_bdp(&self) -> f64 {
+        self.peak_stream_window_bytes as f64 / self.bdp_bytes as f64
+    }
+
+    /// Peak receive buffer as a multiple of the BDP.
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn buffer_bdp(&self) -> f64 {
+        self.peak_recv_buffer_bytes as f64 / self.bdp_bytes as f64
+    }
+
+    /// Goodput as a share of the link rate (0..=1 in practice).
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn link_share(&self) -> f64 {
+        self.goodput_bps / self.link_rate_bps as f64
+    }
+
+    /// True when the run delivered everything without an error.
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.completed && self.error.is_none()
+    }
+}

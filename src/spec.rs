@@ -1,0 +1,185 @@
+//! One run as a person describes it ([`RunSpec`]: path, workload, tuner,
+//! overrides) and its execution on the simulator ([`execute`]).
+
+use std::{panic, time::Duration};
+
+use neqo_fc_sim::{
+    quic::cc::CcAlgorithm,
+    scenario::{RunResult, Scenario},
+    trace::TraceLevel,
+};
+
+use crate::{
+    error::LabError,
+    profiles::PathSpec,
+    report::RunReport,
+    tuners::{Overrides, TunerSpec},
+    workloads::WorkloadSpec,
+};
+
+/// Everything that defines one run. Same spec → same result.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// The network path.
+    pub path: PathSpec,
+    /// What is sent and how it is read.
+    pub workload: WorkloadSpec,
+    /// The receive-window strategy.
+    pub tuner: TunerSpec,
+    /// `--update-fraction`, `--initial-window`.
+    pub overrides: Overrides,
+    /// Congestion control at the sender.
+    pub cc: CcAlgorithm,
+    /// PRNG seed.
+    pub seed: u64,
+    /// Encode, decode and check every payload byte.
+    pub verify: bool,
+    /// What to record for qlog.
+    pub trace: TraceLevel,
+    /// Stop at this simulated time (`None`: the simulator's default, 1 h).
+    pub time_limit: Option<Duration>,
+}
+
+impl RunSpec {
+    /// A run with seed 1, CUBIC, no overrides, no tracing.
+    #[must_use]
+    pub fn new(path: PathSpec, workload: WorkloadSpec, tuner: TunerSpec) -> Self {
+        Self {
+            path,
+            workload,
+            tuner,
+            overrides: Overrides::default(),
+            cc: CcAlgorithm::Cubic,
+            seed: 1,
+            verify: false,
+            trace: TraceLevel::Off,
+            time_limit: None,
+        }
+    }
+
+    /// The simulator scenario.
+    ///
+    /// # Errors
+    /// [`LabError::Config`] when the overrides make the flow-control
+    /// settings invalid.
+    pub fn scenario(&self) -> Result<Scenario, LabError> {
+        let tuning = self
+            .tuner
+            .build(&self.overrides, self.workload.streams)
+            .map_err(|e| LabError::Config(e.to_string()))?;
+        let mut scenario = Scenario::new(self.path.forward(), self.workload.workload());
+        scenario.fc = tuning.config;
+        scenario.tuner = tuning.tuner;
+        scenario.cc = self.cc;
+        scenario.seed = self.seed;
+        scenario.verify = self.verify;
+        scenario.trace = self.trace;
+        if let Some(limit) = self.time_limit {
+            scenario.time_limit = limit;
+        }
+        Ok(scenario)
+    }
+
+    /// A file-name-safe label: `gbit-50ms-bulk-fixed-1MiB-s1`.
+    #[must_use]
+    pub fn file_stem(&self) -> String {
+        sanitize(&format!(
+            "{}-{}-{}-s{}",
+            self.path.name,
+            self.workload.name,
+            self.tuner.name(),
+            self.seed
+        ))
+    }
+}
+
+/// Keeps ASCII letters, digits, `-`, `_` and `.`; everything else (`:`,
+/// `+`, `/`, spaces) becomes `-`.
+#[must_use]
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// A finished run: the report, the simulator's full result (series and
+/// trace) and the scenario it ran.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The summary numbers (what `--json` prints).
+    pub report: RunReport,
+    /// Metrics, time series and trace.
+    pub result: RunResult,
+    /// The scenario that produced it.
+    pub scenario: Scenario,
+}
+
+/// Runs `spec` on the simulator. A panic inside the simulator is caught
+/// and returned as [`LabError::Simulator`], so one broken run never takes
+/// a whole comparison down.
+///
+/// # Errors
+/// [`LabError::Config`] for invalid settings, [`LabError::Simulator`] for
+/// a caught panic.
+pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
+    let scenario = spec.scenario()?;
+    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| {
+        neqo_fc_sim::scenario::run(&scenario)
+    }))
+    .map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panicked".to_owned());
+        LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
+    })?;
+    let report = RunReport::new(spec, &scenario, &result);
+    Ok(Outcome {
+        report,
+        result,
+        scenario,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{profiles::find, workloads::MatrixWorkload};
+
+    #[test]
+    fn scenario_carries_the_spec() {
+        let path = find("neqo-bench").unwrap().path();
+        let workload = MatrixWorkload::SmallMsgs10.on(&path, false);
+        let mut spec = RunSpec::new(path, workload, TunerSpec::Fixed(256 << 10));
+        spec.seed = 7;
+        spec.cc = CcAlgorithm::NewReno;
+        spec.overrides.update_fraction = Some(neqo_fc::Fraction::ONE);
+        spec.time_limit = Some(Duration::from_secs(5));
+        let s = spec.scenario().unwrap();
+        assert_eq!(s.seed, 7);
+        assert_eq!(s.cc, CcAlgorithm::NewReno);
+        assert_eq!(s.fc.update_fraction, neqo_fc::Fraction::ONE);
+        assert_eq!(s.fc.initial_stream_window, 256 << 10);
+        assert_eq!(s.workload.streams, 10);
+        assert_eq!(s.forward.delay, Duration::from_millis(20));
+        assert_eq!(s.forward.queue_bytes, 500_000);
+        assert_eq!(s.forward.overhead_bytes, 80);
+        assert_eq!(s.time_limit, Duration::from_secs(5));
+        assert_eq!(spec.file_stem(), "neqo-bench-small-msgs-10-fixed-256KiB-s7");
+    }
+
+    #[test]
+    fn sanitizes_names() {
+        assert_eq!(
+            sanitize("residential-adsl2+/x y:z"),
+            "residential-adsl2--x-y-z"
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! Plain-text tables with aligned columns (what a person reads in a
+//! terminal): text columns left-aligned, number columns right-aligned,
+//! widths counted in characters.
+
+/// How a column's cells line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// Text: padded on the right.
+    Left,
+    /// Numbers: padded on the left.
+    Right,
+}
+
+/// A table being built. Invariant: every row has one cell per column
+/// (short rows are padded with empty cells, long rows are cut).
+#[derive(Clone, Debug)]
+pub struct Table {
+    columns: Vec<(String, Align)>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column headers.
+    #[must_use]
+    pub fn new(columns: &[(&str, Align)]) -> Self {
+        Self {
+            columns: columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, mut row: Vec<String>) {
+        row.resize(self.columns.len(), String::new());
+        self.rows.push(row);
+    }
+
+    /// The table, each line prefixed with `indent`, with a dashed rule
+    /// under the header (as critcmp prints), columns two spaces apart,
+    /// no trailing spaces, ending in a newline.
+    #[must_use]
+    pub fn render(&self, indent: &str) -> String {
+        let width = |s: &str| s.chars().count();
+        let mut widths: Vec<usize> = self.columns.iter().map(|(h, _)| width(h)).collect();
+        for row in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(width(cell));
+            }
+        }
+        let line = |cells: &[String]| {
+            let mut out = String::from(indent);
+            for (i, (cell, (w, (_, align)))) in cells
+                .iter()
+                .zip(widths.iter().zip(&self.columns))
+                .enumerate()
+            {
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                let pad = " ".repeat(w - width(cell));
+                match align {
+                    Align::Left => {
+                        out.push_str(cell);
+                        out.push_str(&pad);
+                    }
+                    Align::Right => {
+                        out.push_str(&pad);
+                        out.push_str(cell);
+                    }
+                }
+            }
+            out.truncate(out.trim_end().len());
+            out.push('\n');
+            out
+        };
+        let header: Vec<String> = self.columns.iter().map(|(h, _)| h.clone()).collect();
+        let rule: Vec<String> = header.iter().map(|h| "-".repeat(width(h))).collect();
+        let mut out = line(&header);
+        out.push_str(&line(&rule));
+        for row in &self.rows {
+            out.push_str(&line(row));
+        }
+        out
+    }
+
+    /// The table as GitHub Markdown (header, `---` row, cells escaped for
+    /// `|`).
+    #[must_use]
+    pub fn markdown(&self) -> String {
+        let esc = |s: &str| s.replace('|', "\\|");
+        let mut out = String::from("|");
+        for (h, _) in &self.columns {
+            out.push_str(&format!(" {} |", esc(h)));
+        }
+        out.push_str("\n|");
+        for (_, a) in &self.columns {
+            out.push_str(match a {
+                Align::Left => "---|",
+                Align::Right => "---:|",
+            });
+        }
+        out.push('\n');
+        for row in &self.rows {
+            out.push('|');
+            for cell in row {
+                out.push_str(&format!(" {} |", esc(cell)));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_by_characters() {
+        let mut t = Table::new(&[("name", Align::Left), ("value", Align::Right)]);
+        t.push(vec!["a".into(), "1.00".into()]);
+        t.push(vec!["µµµµµµ".into(), "12.5".into()]);
+        t.push(vec!["short".into()]);
+        assert_eq!(
+            t.render("  "),
+            "  name    value\n  ----    -----\n  a        1.00\n  µµµµµµ   12.5\n  short\n"
+        );
+    }
+
+    #[test]
+    fn markdown_escapes_pipes() {
+        let mut t = Table::new(&[("a|b", Align::Left), ("n", Align::Right)]);
+        t.push(vec!["x".into(), "1".into()]);
+        assert_eq!(t.markdown(), "| a\\|b | n |\n|---|---:|\n| x | 1 |\n");
+    }
+}

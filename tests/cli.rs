@@ -1,0 +1,622 @@
+//! The `fc-lab` binary as a user meets it: JSON output and its invariants,
+//! one-line errors for bad flags, the report folder of `compare`, plots
+//! and qlog files.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+fn fc_lab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fc-lab"))
+        .args(args)
+        .output()
+        .expect("the fc-lab binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory under the system temp dir, unique per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fc-lab-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let mut all = vec!["run", "--json"];
+    all.extend_from_slice(args);
+    let out = fc_lab(&all);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "one JSON object per line: {text}");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+const FIELDS: [&str; 24] = [
+    "profile",
+    "tuner",
+    "workload",
+    "seed",
+    "bytes",
+    "streams",
+    "duration_s",
+    "goodput_bps",
+    "link_rate_bps",
+    "rtt_s",
+    "bdp_bytes",
+    "peak_stream_window_bytes",
+    "peak_conn_window_bytes",
+    "peak_recv_buffer_bytes",
+    "drops",
+    "retransmitted_bytes",
+    "fc_blocked_s",
+    "completed",
+    "error",
+    "peak_total_credit_bytes",
+    "fairness_index",
+    "stream_completion_s",
+    "expected_bytes",
+    "update_fraction",
+];
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is a number: {v}"))
+}
+
+fn u(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} is an integer: {v}"))
+}
+
+#[test]
+fn run_json_fields_are_present_and_consistent() {
+    let v = run_json(&[
+        "--profile",
+        "residential-cable",
+        "--size",
+        "4MiB",
+        "--tuner",
+        "fixed:256KiB",
+        "--seed",
+        "3",
+    ]);
+    for key in FIELDS {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["profile"], "residential-cable");
+    assert_eq!(v["tuner"], "fixed:256KiB");
+    assert_eq!(v["workload"], "bulk");
+    assert_eq!(u(&v, "seed"), 3);
+    assert_eq!(u(&v, "streams"), 1);
+    assert_eq!(v["completed"], true);
+    assert!(v["error"].is_null());
+    assert_eq!(u(&v, "bytes"), 4 << 20);
+    assert_eq!(u(&v, "expected_bytes"), 4 << 20);
+    assert_eq!(u(&v, "link_rate_bps"), 200_000_000);
+    assert_eq!(f(&v, "rtt_s"), 0.02);
+    // BDP = 200 Mbit/s × 20 ms / 8.
+    assert_eq!(u(&v, "bdp_bytes"), 500_000);
+    assert_eq!(f(&v, "update_fraction"), 0.5);
+    // goodput × duration = bytes, within floating-point rounding.
+    let bytes = f(&v, "goodput_bps") * f(&v, "duration_s") / 8.0;
+    assert!((bytes - (4 << 20) as f64).abs() < 1e-3, "{bytes}");
+    // A fixed 256 KiB window never grows, and limits the credit.
+    assert_eq!(u(&v, "peak_stream_window_bytes"), 256 << 10);
+    assert!(u(&v, "peak_total_credit_bytes") <= 256 << 10);
+    assert!(u(&v, "peak_recv_buffer_bytes") <= 256 << 10);
+    // The single stream finishes when the run does.
+    let done = v["stream_completion_s"].as_array().unwrap();
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].as_f64().unwrap(), f(&v, "duration_s"));
+    assert_eq!(f(&v, "fairness_index"), 1.0);
+    // Window-limited: at most 256 KiB per RTT (plus serialisation).
+    assert!(f(&v, "goodput_bps") <= (256 << 10) as f64 * 8.0 / 0.02);
+}
+
+#[test]
+fn run_json_multi_stream_messages() {
+    let v = run_json(&[
+        "--rate",
+        "50Mbit",
+        "--rtt",
+        "10ms",
+        "--messages",
+        "100",
+        "--message-size",
+        "4KiB",
+        "--streams",
+        "3",
+    ]);
+    assert_eq!(v["profile"], "custom");
+    assert_eq!(v["workload"], "messages");
+    assert_eq!(u(&v, "streams"), 3);
+    assert_eq!(u(&v, "bytes"), 3 * 100 * 4096);
+    assert_eq!(u(&v, "queue_bytes"), 62_500, "1 BDP by default");
+    let done: Vec<f64> = v["stream_completion_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(done.len(), 3);
+    let last = done.iter().copied().fold(0.0, f64::max);
+    assert_eq!(last, f(&v, "duration_s"));
+    let fairness = f(&v, "fairness_index");
+    assert!(fairness > 0.0 && fairness <= 1.0 + 1e-12, "{fairness}");
+}
+
+#[test]
+fn same_seed_same_json() {
+    let args = [
+        "--profile",
+        "lossy",
+        "--size",
+        "2MiB",
+        "--seed",
+        "5",
+        "--tuner",
+        "neqo",
+    ];
+    assert_eq!(run_json(&args), run_json(&args));
+}
+
+/// Every bad value exits 2 with exactly one line on stderr, naming the
+/// flag, and nothing on stdout.
+#[test]
+fn bad_flags_fail_with_one_line_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "--rate", "fast"],
+            "error: --rate: expected a rate like 1Gbit, 20Mbit or 512kbit",
+        ),
+        (
+            &["run", "--rtt", "-5ms"],
+            "error: --rtt: expected a positive duration like 50ms",
+        ),
+        (
+            &["run", "--rtt", "0ms"],
+            "error: --rtt: expected a positive duration",
+        ),
+        (
+            &["run", "--profile", "fast"],
+            "error: --profile: expected a profile name (satellite,",
+        ),
+        (
+            &["run", "--tuner", "quic"],
+            "error: --tuner: expected default, neqo, double, fixed:SIZE",
+        ),
+        (
+            &["run", "--tuner", "fixed:big"],
+            "error: --tuner: expected fixed:SIZE",
+        ),
+        (
+            &["run", "--update-fraction", "0"],
+            "error: --update-fraction: expected a fraction in (0, 1]",
+        ),
+        (
+            &["run", "--update-fraction", "1.5"],
+            "error: --update-fraction: expected a fraction in (0, 1]",
+        ),
+        (
+            &["run", "--queue", "x"],
+            "error: --queue: expected a queue like 1bdp, 0.1bdp",
+        ),
+        (
+            &["run", "--size", "lots"],
+            "error: --size: expected a positive size",
+        ),
+        (
+            &["run", "--loss", "100"],
+            "error: --loss: expected a percentage in [0, 100)",
+        ),
+        (
+            &["run", "--jitter", "-1ms"],
+            "error: --jitter: expected a duration",
+        ),
+        (
+            &["run", "--streams", "0"],
+            "error: --streams: expected a stream count in 1..=10000",
+        ),
+        (
+            &["run", "--cc", "bbr"],
+            "error: --cc: expected one of cubic, newreno, got \"bbr\"",
+        ),
+        (
+            &["run", "--seed", "-1"],
+            "error: --seed: expected a whole number",
+        ),
+        (
+            &["run", "--reader-rate", "0"],
+            "error: --reader-rate: expected a rate",
+        ),
+        (
+            &["run", "--initial-window", "0"],
+            "error: --initial-window: expected a positive size",
+        ),
+        (
+            &["run", "--overhead", "1MB"],
+            "error: --overhead: expected a byte count in 0..=65535",
+        ),
+        (
+            &["run", "--time-limit", "0s"],
+            "error: --time-limit: expected a positive duration",
+        ),
+        (
+            &["run", "--profile"],
+            "error: --profile: a value is required",
+        ),
+        (
+            &["run", "--rate", "1Gbit"],
+            "error: --rtt: required for a custom path",
+        ),
+        (&["run"], "error: --rate: required for a custom path"),
+        (
+            &["run", "--messages", "10"],
+            "error: the following required arguments were not provided: --message-size",
+        ),
+        (
+            &["run", "--bogus"],
+            "error: unexpected argument '--bogus' found",
+        ),
+        (
+            &["compare", "--threads", "0"],
+            "error: --threads: expected a thread count",
+        ),
+        (
+            &["compare", "--workload", "bulk,huge"],
+            "error: --workload: expected a workload name",
+        ),
+        (
+            &["compare", "--profile", "gbit-50ms,moon"],
+            "error: --profile: expected a profile name",
+        ),
+        (
+            &[
+                "run",
+                "--profile",
+                "gbit-lan",
+                "--tuner",
+                "unlimited",
+                "--initial-window",
+                "1MiB",
+            ],
+            "error: --initial-window: not accepted with --tuner unlimited",
+        ),
+        (
+            &["frobnicate"],
+            "error: unrecognized subcommand 'frobnicate'",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = fc_lab(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+        assert!(err.starts_with(want), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    // The bad value is echoed back.
+    let out = fc_lab(&["run", "--rate", "fast"]);
+    assert!(stderr(&out).trim_end().ends_with("got \"fast\""));
+}
+
+/// Odd inputs never panic: each is a clean one-line error.
+#[test]
+fn odd_inputs_never_panic() {
+    let cases: &[&[&str]] = &[
+        &["run", "--rate", "99999999999999999999999Tbit"],
+        &["run", "--rate", ""],
+        &["run", "--rate", "1.2.3Gbit"],
+        &["run", "--rate", "Gbit"],
+        &["run", "--rate", "1e9"],
+        &["run", "--size", "99999999999TiB"],
+        &["run", "--size", "0"],
+        &["run", "--queue", "bdp"],
+        &["run", "--queue", "-1bdp"],
+        &["run", "--rtt", "10000s"],
+        &["run", "--rtt", "1µ"],
+        &["run", "--update-fraction", "1/0"],
+        &["run", "--update-fraction", "NaN"],
+        &["run", "--loss", "-0"],
+        &["run", "--streams", "4294967296"],
+        &["run", "--tuner", ":"],
+        &["run", "--tuner", "fixed:"],
+        &["run", "--tuner", "fixed:8EiB"],
+        &["run", "--profile", "ümlaut"],
+        &["compare", "--tuner", ""],
+    ];
+    for args in cases {
+        let out = fc_lab(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn help_explains_every_flag_with_units() {
+    let out = fc_lab(&["run", "--help"]);
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for flag in [
+        "--profile",
+        "--rate",
+        "--rtt",
+        "--queue",
+        "--overhead",
+        "--loss",
+        "--jitter",
+        "--size",
+        "--messages",
+        "--message-size",
+        "--streams",
+        "--tuner",
+        "--update-fraction",
+        "--reader-rate",
+        "--initial-window",
+        "--cc",
+        "--seed",
+        "--verify",
+        "--qlog",
+        "--qlog-level",
+        "--plot",
+        "--json",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from run --help");
+    }
+    for unit in ["1Gbit", "50ms", "1bdp", "1GiB", "bit/s"] {
+        assert!(help.contains(unit), "{unit} missing from run --help");
+    }
+    let compare = stdout(&fc_lab(&["compare", "--help"]));
+    for flag in [
+        "--quick",
+        "--threads",
+        "--out",
+        "--profile",
+        "--tuner",
+        "--workload",
+    ] {
+        assert!(compare.contains(flag), "{flag} missing from compare --help");
+    }
+}
+
+#[test]
+fn profiles_lists_every_path() {
+    let out = fc_lab(&["profiles"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    for name in [
+        "satellite",
+        "residential-dsl",
+        "mobile-hsdpa",
+        "residential-adsl2+",
+        "residential-cable",
+        "gbit-lan",
+        "high-speed-terrestrial",
+        "gbit-50ms",
+        "neqo-bench",
+        "long-fat",
+        "lossy",
+        "bufferbloat",
+        "reorder",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name}"
+        );
+    }
+    let json: Value = serde_json::from_str(&stdout(&fc_lab(&["profiles", "--json"]))).unwrap();
+    let list = json.as_array().unwrap();
+    assert_eq!(list.len(), 13);
+    let bench = list.iter().find(|p| p["name"] == "neqo-bench").unwrap();
+    assert_eq!(bench["queue_bytes"], 500_000);
+    assert_eq!(bench["overhead_bytes"], 80);
+    assert_eq!(bench["bdp_bytes"], 5_000_000);
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn compare_writes_the_report_and_ignores_thread_count() {
+    let dir = scratch("compare");
+    let args = |out: &Path, threads: &str| {
+        vec![
+            "compare".to_owned(),
+            "--profile".into(),
+            "residential-cable,gbit-lan".into(),
+            "--workload".into(),
+            "small-msgs".into(),
+            "--workload".into(),
+            "slow-reader".into(),
+            "--tuner".into(),
+            "default,fixed:256KiB,unlimited".into(),
+            "--threads".into(),
+            threads.into(),
+            "--out".into(),
+            out.display().to_string(),
+        ]
+    };
+    let one = dir.join("one");
+    let two = dir.join("two");
+    let a1 = args(&one, "1");
+    let a2 = args(&two, "2");
+    let out1 = fc_lab(&a1.iter().map(String::as_str).collect::<Vec<_>>());
+    let out2 = fc_lab(&a2.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out1.status.success(), "{}", stderr(&out1));
+    assert!(out2.status.success(), "{}", stderr(&out2));
+    assert_eq!(stdout(&out1), stdout(&out2), "table independent of threads");
+    assert_eq!(
+        read(&one.join("report.json")),
+        read(&two.join("report.json"))
+    );
+
+    let table = stdout(&out1);
+    assert!(table.contains("residential-cable / small-msgs:"), "{table}");
+    assert!(table.contains("gbit-lan / slow-reader:"), "{table}");
+    assert_eq!(table.matches("  tuner ").count(), 4, "one block per group");
+    assert!(table.contains("1.00"), "the best run has ratio 1.00");
+
+    let json: Value = serde_json::from_str(&read(&one.join("report.json"))).unwrap();
+    let runs = json.as_array().unwrap();
+    assert_eq!(runs.len(), 2 * 2 * 3);
+    assert_eq!(runs[0]["profile"], "residential-cable");
+    assert_eq!(runs[0]["workload"], "small-msgs");
+    assert_eq!(runs[0]["tuner"], "default");
+    assert_eq!(runs[2]["tuner"], "unlimited");
+    for r in runs {
+        for key in FIELDS {
+            assert!(r.get(key).is_some(), "missing {key}");
+        }
+    }
+    let md = read(&one.join("report.md"));
+    assert!(md.starts_with("# fc-lab comparison"));
+    assert!(md.contains("| tuner | ratio |"));
+    for svg in [
+        "goodput-small-msgs.svg",
+        "window-small-msgs.svg",
+        "goodput-slow-reader.svg",
+        "window-slow-reader.svg",
+    ] {
+        let text = read(&one.join(svg));
+        assert!(text.starts_with("<svg"), "{svg}");
+        assert!(
+            text.contains("residential-cable") && text.contains("fixed:256KiB"),
+            "{svg}"
+        );
+        assert!(md.contains(&format!("]({svg})")), "report.md links {svg}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_json_prints_the_array() {
+    let dir = scratch("compare-json");
+    let out = fc_lab(&[
+        "compare",
+        "--profile",
+        "gbit-lan",
+        "--workload",
+        "small-msgs",
+        "--tuner",
+        "neqo",
+        "--json",
+        "--out",
+        &dir.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["tuner"], "neqo");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_writes_plot_and_qlog() {
+    let dir = scratch("run-files");
+    let svg = dir.join("run.svg");
+    let qlog = dir.join("qlog");
+    let out = fc_lab(&[
+        "run",
+        "--profile",
+        "residential-cable",
+        "--size",
+        "2MiB",
+        "--tuner",
+        "fixed:1MiB",
+        "--plot",
+        &svg.display().to_string(),
+        "--qlog",
+        &qlog.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = read(&svg);
+    assert!(text.starts_with("<svg"));
+    for label in [
+        "stream window",
+        "connection window",
+        "cwnd",
+        "bytes in flight",
+        "goodput",
+    ] {
+        assert!(text.contains(label), "{label} in the plot");
+    }
+    let traces: Vec<_> = std::fs::read_dir(&qlog)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(traces.len(), 2, "{traces:?}");
+    assert!(
+        traces
+            .iter()
+            .all(|t| t.starts_with("residential-cable-bulk-fixed-1MiB-s1-"))
+    );
+    assert!(stderr(&out).contains("wrote "));
+    // The human summary is aligned `label  value` lines.
+    let summary = stdout(&out);
+    for label in [
+        "path",
+        "workload",
+        "tuner",
+        "result",
+        "goodput",
+        "peak window",
+        "fc blocked",
+    ] {
+        assert!(
+            summary.lines().any(|l| l.starts_with(label)),
+            "{label}: {summary}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verify_checks_every_byte() {
+    let v = run_json(&[
+        "--profile",
+        "lossy",
+        "--size",
+        "1MiB",
+        "--streams",
+        "2",
+        "--verify",
+    ]);
+    assert_eq!(u(&v, "verify_failures"), 0);
+    assert_eq!(u(&v, "bytes"), 2 << 20);
+}
+
+#[test]
+fn unwritable_outputs_are_one_line_errors() {
+    let out = fc_lab(&[
+        "run",
+        "--profile",
+        "gbit-lan",
+        "--size",
+        "1MB",
+        "--plot",
+        "/nonexistent-dir/x/run.svg",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: plot /nonexistent-dir/x/run.svg:"),
+        "{err}"
+    );
+}
