@@ -116,11 +116,14 @@ impl MatrixWorkload {
                 10,
                 ReaderSpeed::Unlimited,
             ),
-            // Read as it arrives, as a yamux or HTTP reader does: a reader
-            // that waited for the whole message would deadlock on any
-            // window below 10 MiB.
+            // The application reads it as it arrives, as a yamux or HTTP
+            // reader does (the simulator's readers never wait for whole
+            // messages, which would deadlock any window below 10 MiB).
             Self::LargeMsg => (
-                WorkloadKind::Bulk { bytes: 10 << 20 },
+                WorkloadKind::Messages {
+                    count: 1,
+                    size: 10 << 20,
+                },
                 1,
                 ReaderSpeed::Unlimited,
             ),

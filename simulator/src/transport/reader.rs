@@ -24,7 +24,6 @@ pub struct Reader {
     /// Remainder of the token refill, in byte-nanoseconds, so rounding
     /// never loses credit.
     carry: u64,
-    message_size: Option<u64>,
     stall: Option<Stall>,
     streams: u64,
 }
@@ -32,12 +31,7 @@ pub struct Reader {
 impl Reader {
     /// A reader for `streams` streams.
     #[must_use]
-    pub fn new(
-        speed: ReaderSpeed,
-        message_size: Option<u64>,
-        stall: Option<Stall>,
-        streams: u64,
-    ) -> Self {
+    pub fn new(speed: ReaderSpeed, stall: Option<Stall>, streams: u64) -> Self {
         let burst = match speed {
             ReaderSpeed::Unlimited => u64::MAX,
             // 10 ms of reading, at least a few packets.
@@ -49,7 +43,6 @@ impl Reader {
             burst,
             last_refill: Time::ZERO,
             carry: 0,
-            message_size,
             stall,
             streams,
         }
@@ -90,16 +83,13 @@ impl Reader {
         }
     }
 
-    /// How much of `available` contiguous bytes (ending at `contiguous_end`,
-    /// with the stream's final size if known) the application takes: whole
-    /// messages only in message mode.
+    /// How many of the contiguous bytes (ending at `contiguous_end`) the
+    /// application takes: all of them. A message-oriented application
+    /// reads partial messages into its own buffer too; waiting for whole
+    /// messages would deadlock any message larger than the window.
     #[must_use]
-    pub fn readable(&self, read: u64, contiguous_end: u64, final_size: Option<u64>) -> u64 {
-        let end = match self.message_size {
-            Some(m) if m > 0 && final_size != Some(contiguous_end) => contiguous_end / m * m,
-            _ => contiguous_end,
-        };
-        end.saturating_sub(read)
+    pub fn readable(&self, read: u64, contiguous_end: u64, _final_size: Option<u64>) -> u64 {
+        contiguous_end.saturating_sub(read)
     }
 
     /// True if the stream with this index is stalled at `now`.

@@ -7,7 +7,7 @@ use crate::{
     metrics::{Metrics, Sample},
     net::{Path, Verdict},
     rng::Rng,
-    scenario::{RunResult, Scenario, WorkloadKind},
+    scenario::{RunResult, Scenario},
     time::Time,
     trace::Endpoint,
 };
@@ -92,10 +92,6 @@ impl Simulation {
     #[must_use]
     pub fn new(s: &Scenario) -> Self {
         let streams = u64::from(s.workload.streams.max(1));
-        let message = match s.workload.kind {
-            WorkloadKind::Messages { size, .. } => Some(size),
-            WorkloadKind::Bulk { .. } | WorkloadKind::BulkPlus { .. } => None,
-        };
         let base = ConnConfig {
             endpoint: Endpoint::Client,
             max_datagram: s.max_datagram_size,
@@ -111,7 +107,7 @@ impl Simulation {
             base.clone(),
             &[],
             streams,
-            Reader::new(s.workload.reader, message, s.workload.stall, streams),
+            Reader::new(s.workload.reader, s.workload.stall, streams),
         );
         let server = Connection::new(
             ConnConfig {
@@ -122,7 +118,7 @@ impl Simulation {
                 .map(|i| s.workload.kind.stream_bytes(i))
                 .collect::<Vec<_>>(),
             0,
-            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, None, 0),
+            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, 0),
         );
         let rtt = s.forward.delay + s.reverse.delay;
         let sample_every = if s.sample_interval.is_zero() {
