@@ -31,7 +31,12 @@ fn main() {
             },
             Some(Stall {
                 streams: stall_n as u32,
-                start: Duration::from_millis(500),
+                start: Duration::from_millis(
+                    std::env::var("STALL_START")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(500),
+                ),
                 duration: if stall_ms == 0 {
                     Duration::MAX
                 } else {

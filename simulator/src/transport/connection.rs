@@ -723,7 +723,14 @@ impl Connection {
             ));
         }
         if !self.readable.is_empty() {
-            if !self.reader.unlimited() {
+            // Wake for read budget only if a stream can use it now; a
+            // stalled one wakes at the stall's end instead.
+            let can_read = self
+                .readable
+                .iter()
+                .filter_map(|id| self.recv.get(id))
+                .any(|s| !self.reader.stalled(s.index, now));
+            if can_read && !self.reader.unlimited() {
                 take(self.reader.next_budget_time(now));
             }
             take(self.reader.stall_end(now));

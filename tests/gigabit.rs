@@ -1,0 +1,185 @@
+//! Gigabit smoke test (issue #3): the default receive-window tuner must not
+//! hold back a 1 GiB download on a 1 Gbit/s, 50 ms path, and neqo's own
+//! benchmark path must run near line rate.
+//!
+//! Run with `cargo test --release --test gigabit` (about 1 s of CPU per
+//! 1 GiB run; all numbers are simulated, so the asserts are exact).
+
+use std::{sync::Arc, time::Duration};
+
+use neqo_fc::{Fixed, MAX_VARINT};
+use neqo_fc_sim::{
+    metrics::Metrics,
+    net::{PathConfig, bdp_bytes},
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+};
+
+const GBIT: u64 = 1_000_000_000;
+const GIB: u64 = 1 << 30;
+
+/// One stream of 1 GiB, read as soon as it arrives.
+fn one_gib() -> Workload {
+    Workload {
+        kind: WorkloadKind::Bulk { bytes: GIB },
+        streams: 1,
+        reader: ReaderSpeed::Unlimited,
+        stall: None,
+    }
+}
+
+/// 1 Gbit/s bottleneck, 25 ms each way, tail-drop queue of one BDP.
+fn gigabit_path() -> PathConfig {
+    let rtt = Duration::from_millis(50);
+    PathConfig {
+        rate_bps: Some(GBIT),
+        queue_bytes: bdp_bytes(GBIT, rtt),
+        delay: rtt / 2,
+        ..PathConfig::default()
+    }
+}
+
+/// The same scenario with every flow-control limit lifted (the
+/// "unlimited" setup of `simulator/examples/one_run.rs`).
+fn unlimited(mut s: Scenario) -> Scenario {
+    s.fc.initial_stream_window = MAX_VARINT;
+    s.fc.initial_connection_window = MAX_VARINT;
+    s.fc.max_stream_window = MAX_VARINT;
+    s.fc.max_connection_window = MAX_VARINT;
+    s.tuner = Arc::new(Fixed {
+        stream: MAX_VARINT,
+        connection: MAX_VARINT,
+    });
+    s
+}
+
+fn assert_complete(m: &Metrics) {
+    assert!(m.completed, "{m:?}");
+    assert_eq!(m.error, None, "{m:?}");
+    assert_eq!(m.bytes, GIB, "{m:?}");
+}
+
+fn mbit(bps: f64) -> f64 {
+    bps / 1e6
+}
+
+/// Default tuner and initial windows (`Scenario::new`) against unlimited
+/// windows, same seed: ≥ 900 Mbit/s over the whole transfer, at most 2 %
+/// slower than unlimited, and a peak stream window ≤ 1.6 × BDP.
+#[test]
+fn default_tuner_keeps_up_with_a_gigabit_path() {
+    let s = Scenario::new(gigabit_path(), one_gib());
+    let fc = run(&s).metrics;
+    let free = run(&unlimited(s.clone())).metrics;
+    let bdp = bdp_bytes(GBIT, Duration::from_millis(50));
+    eprintln!(
+        "gigabit 1 GiB, default tuner: goodput {:.2} Mbit/s, completion {:?}, \
+         peak stream window {} B = {:.3} BDP, peak conn window {} B, fc_blocked {:?}, \
+         drops {}, events {}",
+        mbit(fc.goodput_bps),
+        fc.duration,
+        fc.peak_stream_window,
+        fc.peak_stream_window as f64 / bdp as f64,
+        fc.peak_conn_window,
+        fc.fc_blocked,
+        fc.drops,
+        fc.events
+    );
+    eprintln!(
+        "gigabit 1 GiB, unlimited windows: goodput {:.2} Mbit/s, completion {:?} \
+         (default / unlimited = {:.4}), drops {}, events {}",
+        mbit(free.goodput_bps),
+        free.duration,
+        fc.duration.as_secs_f64() / free.duration.as_secs_f64(),
+        free.drops,
+        free.events
+    );
+    assert_complete(&fc);
+    assert_complete(&free);
+    assert!(
+        fc.goodput_bps >= 900e6,
+        "goodput {:.2} Mbit/s < 900",
+        mbit(fc.goodput_bps)
+    );
+    assert!(
+        fc.duration.as_secs_f64() <= 1.02 * free.duration.as_secs_f64(),
+        "completion {:?} > 1.02 x unlimited {:?}",
+        fc.duration,
+        free.duration
+    );
+    assert!(
+        fc.peak_stream_window as f64 <= 1.6 * bdp as f64,
+        "peak stream window {} > 1.6 x BDP {bdp}",
+        fc.peak_stream_window
+    );
+}
+
+/// neqo's gigabit benchmark path: 1 Gbit/s, 40 ms RTT, 500,000-byte
+/// queue (0.1 BDP), 80 bytes of per-packet overhead.
+fn neqo_bench_path() -> PathConfig {
+    let rtt = Duration::from_millis(40);
+    PathConfig {
+        rate_bps: Some(GBIT),
+        queue_bytes: 500_000,
+        overhead_bytes: 80,
+        delay: rtt / 2,
+        ..PathConfig::default()
+    }
+}
+
+fn print_bench(name: &str, m: &Metrics) {
+    eprintln!(
+        "neqo bench path 1 GiB, {name}: goodput {:.2} Mbit/s, completion {:?}, \
+         peak stream window {} B, peak cwnd {} B, fc_blocked {:?}, drops {}, link util {:.4}, \
+         events {}",
+        mbit(m.goodput_bps),
+        m.duration,
+        m.peak_stream_window,
+        m.peak_cwnd,
+        m.fc_blocked,
+        m.drops,
+        m.link_utilisation,
+        m.events
+    );
+}
+
+/// neqo's bench path, 1 GiB, default tuner: ≥ 850 Mbit/s.
+///
+/// TARGET not met: 800.98 Mbit/s (seed 1; 803.45 with neqo-fc at
+/// 1d88d0d). Not a flow-control problem: with unlimited windows the same
+/// run gets 784.61 Mbit/s (see the next test). CUBIC is the limit: the
+/// queue is a tenth of the 5 MB BDP, so after each congestion event
+/// cwnd = 0.7 × ~5.2 MB ≈ 3.7 MB < BDP and the link idles while CUBIC's
+/// concave regrowth (K ≈ 14 s at this W_max) creeps back (link
+/// utilisation 0.87; steady rate 700–840 Mbit/s).
+#[test]
+#[ignore = "TARGET: 800.98 Mbit/s < 850 (seed 1; unlimited windows 784.61): \
+            CUBIC cwnd 0.7 x 5.2 MB < 5 MB BDP with a 0.1-BDP queue, not flow control"]
+fn neqo_bench_path_runs_near_line_rate() {
+    let m = run(&Scenario::new(neqo_bench_path(), one_gib())).metrics;
+    print_bench("default tuner", &m);
+    assert_complete(&m);
+    assert!(
+        m.goodput_bps >= 850e6,
+        "goodput {:.2} Mbit/s < 850",
+        mbit(m.goodput_bps)
+    );
+}
+
+/// On neqo's bench path the default tuner costs nothing against unlimited
+/// windows (completion within 2 %, the gigabit path's bound).
+#[test]
+fn neqo_bench_path_default_tuner_matches_unlimited() {
+    let s = Scenario::new(neqo_bench_path(), one_gib());
+    let fc = run(&s).metrics;
+    let free = run(&unlimited(s)).metrics;
+    print_bench("default tuner", &fc);
+    print_bench("unlimited windows", &free);
+    assert_complete(&fc);
+    assert_complete(&free);
+    assert!(
+        fc.duration.as_secs_f64() <= 1.02 * free.duration.as_secs_f64(),
+        "completion {:?} > 1.02 x unlimited {:?}",
+        fc.duration,
+        free.duration
+    );
+}
