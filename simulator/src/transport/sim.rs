@@ -92,12 +92,18 @@ impl Simulation {
     #[must_use]
     pub fn new(s: &Scenario) -> Self {
         let streams = u64::from(s.workload.streams.max(1));
+        // The application's stack advertises enough concurrent streams
+        // (initial_max_streams) for its workload.
+        let mut fc = s.fc;
+        if let Some(b) = &mut fc.budget {
+            b.max_streams = b.max_streams.max(streams);
+        }
         let base = ConnConfig {
             endpoint: Endpoint::Client,
             max_datagram: s.max_datagram_size,
             ack_ratio: s.ack_ratio,
             max_ack_delay: s.max_ack_delay,
-            fc: s.fc,
+            fc,
             tuner: s.tuner.clone(),
             cc: s.cc,
             verify: s.verify,
