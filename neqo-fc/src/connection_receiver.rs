@@ -36,6 +36,8 @@ struct StreamEntry {
     last_active: Duration,
     /// In the `due` queue.
     queued: bool,
+    /// Read at least a quarter of its window in the last pass.
+    busy: bool,
 }
 
 /// Receive-side flow control for a whole connection.
@@ -79,6 +81,10 @@ pub struct ConnectionReceiver<T> {
     estimate: u64,
     /// Connection `retired`, `consumed` and time at the last pass.
     conn_mark: (u64, u64, Duration),
+    /// Σ over open streams of `max(0, credit − initial_stream_window)`:
+    /// the credit beyond what the transport parameters promised each
+    /// stream slot. The growth budget bounds it.
+    excess: u64,
     next_reclaim: Option<Duration>,
     changes: Vec<WindowChange>,
 }
@@ -97,6 +103,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             largest_window: 0,
             estimate: config.initial_connection_window,
             conn_mark: (0, 0, Duration::ZERO),
+            excess: 0,
             next_reclaim: None,
             changes: Vec::new(),
         }
@@ -133,17 +140,27 @@ impl<T: Tuner> ConnectionReceiver<T> {
     }
 
     /// The budget in force (`u64::MAX` without a budget): the initial
-    /// credit of the open streams (promised by the transport parameters)
-    /// plus the growth budget, a multiple of the connection's estimated
-    /// need. The growth part never decreases.
+    /// credit every stream slot is promised by the transport parameters
+    /// (`max_streams × initial_stream_window`) plus the growth budget, a
+    /// multiple of the connection's estimated need. Never decreases.
+    ///
+    /// Credit beyond a stream's initial window comes out of the growth
+    /// budget, slot by slot, so `committed ≤ budget` holds whatever the
+    /// order of opens, reads and closes.
     pub fn budget(&self) -> u64 {
         self.config.budget.map_or(u64::MAX, |b| {
             b.limit(
                 self.estimate,
-                self.streams.len() as u64,
+                b.max_streams,
                 self.config.initial_stream_window,
             )
         })
+    }
+
+    fn growth_budget(&self) -> u64 {
+        self.config
+            .budget
+            .map_or(u64::MAX, |b| b.limit(self.estimate, 0, 0))
     }
 
     /// The connection's estimated need in bytes (see the type's docs).
@@ -153,11 +170,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
 
     /// Budget left for extending limits now.
     fn room(&self) -> u64 {
-        self.budget().saturating_sub(self.committed)
+        self.growth_budget().saturating_sub(self.excess)
     }
 
     /// Largest stream window among open streams (may lag a shrink until
-    /// the next reclaim pass).
+    /// the next rebalancing pass).
     pub fn largest_window(&self) -> u64 {
         self.largest_window
     }
@@ -235,6 +252,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 passes: 0,
                 last_active: now,
                 queued: false,
+                busy: false,
             },
         );
         self.push_change(change);
@@ -251,13 +269,33 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// [`ReceiverFlowControl::consume`] (connection); then nothing changed
     /// at the connection level.
     pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool, now: Duration) -> Res<u64> {
+        let opened = !self.streams.contains_key(&id);
+        let mark = self.changes.len();
         self.open_stream(id, now)?;
         let entry = self.streams.get_mut(&id).expect("opened above");
         let mut probe = entry.fc.clone();
-        let new = probe.on_data(end, fin)?;
-        self.conn.consume(new)?;
-        entry.fc = probe;
-        Ok(new)
+        let result = probe
+            .on_data(end, fin)
+            .and_then(|new| self.conn.consume(new).map(|()| new));
+        match result {
+            Ok(new) => {
+                if let Some(entry) = self.streams.get_mut(&id) {
+                    entry.fc = probe;
+                }
+                Ok(new)
+            }
+            Err(e) => {
+                if opened {
+                    // Rejected data does not open a stream.
+                    if let Some(e) = self.streams.remove(&id) {
+                        self.committed -= e.fc.credit();
+                    }
+                    self.due.retain(|d| *d != id);
+                    self.changes.truncate(mark);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// The application read stream `id` up to `offset`. Returns the bytes
@@ -269,9 +307,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
         let Some(entry) = self.streams.get_mut(&id) else {
             return Ok(0);
         };
+        let initial = self.config.initial_stream_window;
+        let before = entry.fc.credit().saturating_sub(initial);
         let n = entry.fc.retire(offset)?;
+        let after = entry.fc.credit().saturating_sub(initial);
         self.conn.retire(n)?;
         self.committed -= n;
+        self.excess -= before - after;
         self.enqueue_if_due(id);
         Ok(n)
     }
@@ -321,6 +363,9 @@ impl<T: Tuner> ConnectionReceiver<T> {
     pub fn close_stream(&mut self, id: StreamId) {
         if let Some(e) = self.streams.remove(&id) {
             self.committed -= e.fc.credit();
+            self.excess -=
+                e.fc.credit()
+                    .saturating_sub(self.config.initial_stream_window);
             let unread = e.fc.unretired();
             // Cannot fail: these bytes were consumed at the connection.
             let _ = self.conn.retire(unread);
@@ -357,14 +402,24 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 continue;
             }
             let room = self.room();
+            let recently_active = self.is_recently_active(id, now, rtt);
             let Some(entry) = self.streams.get_mut(&id) else {
                 continue;
             };
             let old = entry.fc.limit();
-            let cap = old.saturating_add(room).min(MAX_VARINT);
-            // Too little room to be worth a frame: wait for retirements.
-            let threshold = entry.fc.update_fraction().of(entry.fc.window()).max(1);
-            if room < threshold.min(entry.fc.wanted_extension()) {
+            let wanted = entry.fc.wanted_extension();
+            // A lost frame is re-sent at its old limit even with no room.
+            let cap = if room == 0 && entry.fc.resend_pending() {
+                old
+            } else {
+                old.saturating_add(room).min(MAX_VARINT)
+            };
+            // Too little room to be worth a frame — or the room is short and
+            // this stream's reader is not among those reading now: wait, so
+            // credit goes to streams whose application is retiring data.
+            let step = (entry.fc.update_fraction().of(entry.fc.window()) / 8).max(1);
+            let starved = room < wanted.min(step) || (room < wanted && !recently_active);
+            if starved && !entry.fc.resend_pending() {
                 entry.queued = true;
                 self.due.push_back(id);
                 skipped += 1;
@@ -377,6 +432,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 continue;
             };
             self.committed += update.limit - old;
+            let initial = self.config.initial_stream_window;
+            let credit_before = old - entry.fc.retired();
+            self.excess +=
+                entry.fc.credit().saturating_sub(initial) - credit_before.saturating_sub(initial);
             let mut changes = [update.change, None, None];
             // The budget cut the window: report it as it now is.
             let granted = update.limit - entry.fc.retired();
@@ -398,6 +457,15 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Some(UpdateFrame {
             subject: Subject::Connection,
             limit: update.limit,
+        })
+    }
+
+    /// True if stream `id`'s application retired data within the last two
+    /// smoothed RTTs.
+    fn is_recently_active(&self, id: StreamId, now: Duration, rtt: Rtt) -> bool {
+        self.streams.get(&id).is_some_and(|e| {
+            now.saturating_sub(e.last_active) <= rtt.smoothed.saturating_mul(2)
+                || e.fc.retired() > e.retired_at_mark
         })
     }
 
@@ -449,14 +517,14 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
         let srtt = rtt.smoothed.max(Duration::from_millis(1));
         let Some(at) = self.next_reclaim else {
-            self.next_reclaim = Some(now + srtt);
+            self.next_reclaim = Some(now.saturating_add(srtt));
             self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
             return;
         };
         if now < at {
             return;
         }
-        self.next_reclaim = Some(now + srtt);
+        self.next_reclaim = Some(now.saturating_add(srtt));
         // The aggregate rate over the last pass, scaled to one RTT: bytes
         // both received and retired (the smaller count), so neither data
         // parked unread nor a burst of reading old data inflates it.
@@ -464,9 +532,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
         let interval = now.saturating_sub(then);
         self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
         let moved = (self.conn.retired() - retired_then).min(self.conn.consumed() - consumed_then);
+        // Scaled by the base RTT: queueing delay is not a need.
         let per_rtt = crate::math::mul_div(
             moved,
-            crate::math::nanos(srtt),
+            crate::math::nanos(rtt.min.max(Duration::from_micros(1))),
             crate::math::nanos(interval),
         );
         self.estimate = self
@@ -478,6 +547,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
         for e in self.streams.values_mut() {
             let used = e.fc.retired() - e.retired_at_mark;
             e.retired_at_mark = e.fc.retired();
+            // Window-limited: it read at least a quarter of its window in
+            // this pass and little is waiting unread. A slow reader has its
+            // window full of unread data and could not use more.
+            e.busy = used >= e.fc.window() / 4 && e.fc.unretired() < e.fc.window() / 4;
             e.used_in_period += used;
             e.passes += 1;
             if used > 0 {
@@ -510,7 +583,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 crate::math::mul_div(per_stream, u64::from(floor.den()), u64::from(floor.num()))
                     .min(cap);
             for (id, e) in &mut self.streams {
-                if e.last_active == now && e.fc.window() < share {
+                if e.busy && e.last_active == now && e.fc.window() < share {
                     if let Some(c) = e.fc.raise_window(share, ChangeReason::Budget, now) {
                         changes.push(c);
                     }
@@ -527,5 +600,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             .map(|e| e.fc.window())
             .max()
             .unwrap_or(0);
+        // Raised windows need connection credit too.
+        self.cover_stream(self.largest_window, now);
     }
 }

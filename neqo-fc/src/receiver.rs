@@ -232,6 +232,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         })
     }
 
+    /// True while the frame carrying the current limit must be re-sent.
+    pub fn resend_pending(&self) -> bool {
+        self.resend_pending
+    }
+
     /// Bytes the limit would grow by if an update were sent now without a
     /// cap: `retired + window − limit` (0 if none).
     pub fn wanted_extension(&self) -> u64 {
