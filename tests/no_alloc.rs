@@ -13,7 +13,10 @@ use std::{
     time::Duration,
 };
 
-use neqo_fc::{Config, Connection, Error, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId};
+use neqo_fc::{
+    Config, Connection, ConnectionReceiver, Error, ReceiverFlowControl, Rtt, SenderFlowControl,
+    StreamId,
+};
 
 /// Forwards to the system allocator and counts allocations made on a
 /// thread while that thread's `COUNTING` flag is set.
@@ -171,11 +174,12 @@ fn hot_path_does_not_allocate() {
             if i % 10 == 0 {
                 let w = 64 << 10;
                 let mut g = ReceiverFlowControl::new(StreamId(2), w, w, config.update_fraction);
-                let _ = g.on_data(w, false);
+                let _ = g.on_data(w / 4, false);
                 let _ = g.retire(w / 4);
                 let _ = g.send_update(now, rtt, &tuner);
-                let _ = g.on_data(g.limit(), false);
-                let _ = g.retire(g.retired() + w);
+                // A whole window arrives and is read within one RTT.
+                let _ = g.on_data(w / 4 + w, false);
+                let _ = g.retire(w / 4 + w);
                 let grew = g.send_update(now + rtt.min, rtt, &tuner);
                 tally.growth += u64::from(grew.is_some_and(|u| u.change.is_some()));
             }
@@ -190,10 +194,58 @@ fn hot_path_does_not_allocate() {
     eprintln!("{tally:?}");
     assert_eq!(allocations, 0, "hot path allocated; {tally:?}");
     // The loop went through every path it claims to.
-    assert!(tally.updates > 100, "{tally:?}");
+    assert!(tally.updates > 50, "{tally:?}");
     assert!(tally.growth >= 1000, "{tally:?}");
     assert!(tally.resends > 50, "{tally:?}");
     assert!(tally.seeds > 0, "{tally:?}");
     assert_eq!(tally.errors, 10_000, "{tally:?}");
     assert_eq!(tally.blocked, 10_000, "{tally:?}");
+}
+
+/// The connection-level receiver an embedding stack drives per packet —
+/// data, reads, MAX_* frames, acks, the budget's rebalancing passes and the
+/// change log — allocates nothing once its streams are open and its
+/// buffers have grown to their working size.
+#[test]
+fn connection_receiver_steady_state_does_not_allocate() {
+    let config = Config::default();
+    let mut rx = ConnectionReceiver::new(config, config.tuner());
+    let rtt = Rtt::from(Duration::from_millis(20));
+    let ids = [StreamId(0), StreamId(4), StreamId(8)];
+    let mut offsets = [0u64; 3];
+    let mut now = Duration::ZERO;
+    let mut step = |rx: &mut ConnectionReceiver<_>, now: Duration, offsets: &mut [u64; 3]| -> u64 {
+        let mut frames = 0;
+        for (k, id) in ids.iter().enumerate() {
+            let limit = rx
+                .stream(*id)
+                .map_or(config.initial_stream_window, |s| s.limit());
+            let end = (offsets[k] + 1200).min(limit);
+            rx.on_data(*id, end, false, now).unwrap();
+            rx.retire(*id, end).unwrap();
+            offsets[k] = end;
+        }
+        while let Some(u) = rx.next_update(now, rtt) {
+            rx.update_acked(u.subject, u.limit);
+            frames += 1;
+        }
+        for change in rx.drain_changes() {
+            std::hint::black_box(change);
+        }
+        frames
+    };
+    // Warm up: open the streams, grow the windows and the buffers.
+    for _ in 0..20_000 {
+        now += Duration::from_micros(20);
+        step(&mut rx, now, &mut offsets);
+    }
+    let mut frames = 0;
+    let allocations = allocations_in(|| {
+        for _ in 0..20_000 {
+            now += Duration::from_micros(20);
+            frames += step(&mut rx, now, &mut offsets);
+        }
+    });
+    assert_eq!(allocations, 0, "steady state allocated");
+    assert!(frames > 100, "the loop sent updates: {frames}");
 }
