@@ -271,6 +271,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool, now: Duration) -> Res<u64> {
         let opened = !self.streams.contains_key(&id);
         let mark = self.changes.len();
+        let before = (self.conn.window(), self.largest_window, self.estimate);
         self.open_stream(id, now)?;
         let entry = self.streams.get_mut(&id).expect("opened above");
         let mut probe = entry.fc.clone();
@@ -292,6 +293,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
                     }
                     self.due.retain(|d| *d != id);
                     self.changes.truncate(mark);
+                    // Undo what opening did at the connection level (a
+                    // window, not a limit: nothing was advertised).
+                    let _ = self.conn.set_window(before.0, ChangeReason::Seed, now);
+                    self.largest_window = before.1;
+                    self.estimate = before.2;
                 }
                 Err(e)
             }
@@ -408,6 +414,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
             };
             let old = entry.fc.limit();
             let wanted = entry.fc.wanted_extension();
+            let initial = self.config.initial_stream_window;
+            // The stream's own promised credit it has read through costs the
+            // growth budget nothing.
+            let room = room.saturating_add(initial.saturating_sub(entry.fc.credit()));
             // A lost frame is re-sent at its old limit even with no room.
             let cap = if room == 0 && entry.fc.resend_pending() {
                 old
@@ -416,8 +426,16 @@ impl<T: Tuner> ConnectionReceiver<T> {
             };
             // Too little room to be worth a frame — or the room is short and
             // this stream's reader is not among those reading now: wait, so
-            // credit goes to streams whose application is retiring data.
-            let step = (entry.fc.update_fraction().of(entry.fc.window()) / 8).max(1);
+            // credit goes to streams whose application is retiring data. The
+            // step is bounded by the initial window's, so a window raised by
+            // rebalancing cannot price its stream out of small extensions.
+            let step = (entry
+                .fc
+                .update_fraction()
+                .of(entry.fc.window())
+                .min(initial)
+                / 8)
+            .max(1);
             let starved = room < wanted.min(step) || (room < wanted && !recently_active);
             if starved && !entry.fc.resend_pending() {
                 entry.queued = true;

@@ -1,0 +1,1437 @@
+//! `ConnectionReceiver`: seeding, stream limits, errors, closing, update
+//! scheduling, the connection floor and the memory budget's rebalancing
+//! (RFC 9000 §4.1, §4.5, §4.6 for the rules; the budget is this crate's).
+//!
+//! The first half drives the receiver call by call and checks exact byte
+//! counts. The second half runs a small closed loop (one-way delay RTT / 2
+//! for data and MAX_* frames, a sender that uses every byte of credit at
+//! a link rate, readers at fixed rates, 1 ms ticks) to check reclaim,
+//! redistribution and the slow reader over many round trips.
+
+use std::{collections::VecDeque, time::Duration};
+
+use neqo_fc::{
+    Budget, ChangeReason, Config, Connection, ConnectionReceiver, Error, ExcessTuner, Rtt,
+    SenderFlowControl, StreamId, Subject, SubjectKind, Tuner, UpdateFrame, WindowChange,
+};
+
+const KIB: u64 = 1024;
+/// Default `initial_stream_window`.
+const INITIAL: u64 = 64 * KIB;
+/// Default seed: ¼ of the 512 KiB initial connection estimate.
+const SEED: u64 = 128 * KIB;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn rtt(n: u64) -> Rtt {
+    Rtt::from(ms(n))
+}
+
+fn receiver(config: Config) -> ConnectionReceiver<ExcessTuner> {
+    assert_eq!(config.validate(), Ok(()));
+    ConnectionReceiver::new(config, config.tuner())
+}
+
+fn with_budget(budget: Budget) -> Config {
+    Config {
+        budget: Some(budget),
+        ..Config::default()
+    }
+}
+
+fn changes(rx: &mut ConnectionReceiver<ExcessTuner>) -> Vec<WindowChange> {
+    rx.drain_changes().collect()
+}
+
+/// Calls `next_update` until it returns `None` (at most 64 frames),
+/// checking the connection floor after every call.
+fn updates(rx: &mut ConnectionReceiver<ExcessTuner>, now: Duration, r: Rtt) -> Vec<UpdateFrame> {
+    let mut out = Vec::new();
+    while let Some(u) = rx.next_update(now, r) {
+        assert_floor(rx, 0..16);
+        out.push(u);
+        assert!(out.len() < 64, "next_update never ran dry: {out:?}");
+    }
+    assert_floor(rx, 0..16);
+    out
+}
+
+/// Largest window over the given open streams.
+fn largest(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
+    ids.filter_map(|i| rx.stream(StreamId(i)).map(|s| s.window()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// `⌈committed / (1 − f)⌉`: the connection window that covers the credit
+/// given to streams after the update lag.
+fn committed_floor(rx: &ConnectionReceiver<ExcessTuner>) -> u64 {
+    let f = rx.config().update_fraction;
+    let usable = u64::from(f.den() - f.num()).max(1);
+    (u128::from(rx.committed()) * u128::from(f.den()))
+        .div_ceil(u128::from(usable))
+        .try_into()
+        .unwrap()
+}
+
+/// The connection window is ≥ ⌈1.5 × largest stream window⌉ and, with a
+/// budget, ≥ the committed credit after the update lag.
+fn assert_floor(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) {
+    let w = rx.connection().window();
+    let need = rx.config().connection_floor.of_ceil(largest(rx, ids));
+    assert!(w >= need, "connection window {w} < ⌈1.5 × largest⌉ {need}");
+    if rx.config().budget.is_some() {
+        let need = committed_floor(rx);
+        assert!(w >= need, "connection window {w} < committed floor {need}");
+    }
+}
+
+/// `Σ (limit − retired)` over the given streams, recomputed.
+fn credit_sum(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
+    ids.filter_map(|i| rx.stream(StreamId(i)).map(|s| s.credit()))
+        .sum()
+}
+
+// ---------------------------------------------------------------- seeding
+
+#[test]
+fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
+    let mut rx = receiver(Config::default());
+    assert_eq!(rx.estimate(), 512 * KIB);
+    rx.open_stream(StreamId(4), ms(5)).unwrap();
+    let s = rx.stream(StreamId(4)).unwrap();
+    assert_eq!(s.window(), SEED);
+    // The peer only knows the transport parameter until an update goes out.
+    assert_eq!(s.limit(), INITIAL);
+    assert_eq!(rx.committed(), INITIAL);
+    assert_eq!(rx.largest_window(), SEED);
+    let seen = changes(&mut rx);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].subject, Subject::Stream(StreamId(4)));
+    assert_eq!((seen[0].old, seen[0].new), (INITIAL, SEED));
+    assert_eq!(seen[0].reason, ChangeReason::Seed);
+    assert_eq!(seen[0].now, ms(5));
+    // The larger seed makes an early MAX_STREAM_DATA due.
+    assert!(rx.update_pending());
+    let sent = updates(&mut rx, ms(5), rtt(50));
+    assert_eq!(
+        sent,
+        [UpdateFrame {
+            subject: Subject::Stream(StreamId(4)),
+            limit: SEED
+        }]
+    );
+    assert_eq!(rx.committed(), SEED);
+    // Opening it again changes nothing.
+    rx.open_stream(StreamId(4), ms(6)).unwrap();
+    assert_eq!((rx.stream_count(), rx.committed()), (1, SEED));
+    assert!(changes(&mut rx).is_empty());
+}
+
+#[test]
+fn seed_is_never_below_the_initial_window() {
+    // ¼ × 256 KiB = 64 KiB exactly: no seed change, no early update.
+    let mut rx = receiver(Config {
+        initial_connection_window: 256 * KIB,
+        ..Config::default()
+    });
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+    assert!(changes(&mut rx).is_empty());
+    assert!(!rx.update_pending());
+    // Four bytes more of estimate: one byte more of seed.
+    let mut rx = receiver(Config {
+        initial_connection_window: 256 * KIB + 4,
+        ..Config::default()
+    });
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL + 1);
+    // Seeding off: the initial window.
+    let mut rx = receiver(Config {
+        seed_fraction: None,
+        ..Config::default()
+    });
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+}
+
+#[test]
+fn seed_follows_the_grown_estimate() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    rx.open_stream(id, ms(0)).unwrap();
+    assert_eq!(updates(&mut rx, ms(0), rtt(50)).len(), 1);
+    rx.on_data(id, SEED, false, ms(10)).unwrap();
+    rx.retire(id, SEED).unwrap();
+    updates(&mut rx, ms(10), rtt(50));
+    // One window read in 10 ms of a 50 ms RTT: effective = ¾ × 15/16 ×
+    // 128 KiB = 92,160; expected 18,432; excess 112,640; × 4 added.
+    let w = rx.stream(id).unwrap().window();
+    assert_eq!(w, SEED + 4 * 112_640);
+    assert_eq!(rx.estimate(), 3 * w / 2);
+    rx.open_stream(StreamId(1), ms(11)).unwrap();
+    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), rx.estimate() / 4);
+    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), 218_112);
+}
+
+#[test]
+fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
+    // Eight streams at 128 KiB commit 1 MiB; the connection window covers
+    // it (4/3 × 1 MiB) but the estimate stays 512 KiB, so the ninth stream
+    // is seeded at 128 KiB, not at ¼ of the inflated connection window.
+    let mut rx = receiver(Config::default());
+    for i in 0..8 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+    }
+    updates(&mut rx, ms(0), rtt(50));
+    assert_eq!(rx.committed(), 8 * SEED);
+    assert_eq!(rx.connection().window(), (8 * SEED * 4).div_ceil(3));
+    assert_eq!(rx.estimate(), 512 * KIB);
+    rx.open_stream(StreamId(8), ms(1)).unwrap();
+    assert_eq!(rx.stream(StreamId(8)).unwrap().window(), SEED);
+    // Without a budget the basis is the connection window itself.
+    let mut rx = receiver(Config {
+        budget: None,
+        initial_connection_window: 2048 * KIB,
+        ..Config::default()
+    });
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), 512 * KIB);
+    assert_eq!(rx.budget(), u64::MAX);
+}
+
+/// A budget whose growth part is exactly `ceiling` bytes.
+fn tight(ceiling: u64, max_streams: u64) -> Budget {
+    Budget {
+        max_streams,
+        ceiling,
+        idle_rtts: 0,
+        ..Budget::default()
+    }
+}
+
+#[test]
+fn seed_with_no_budget_room_stays_at_the_initial_window() {
+    let mut rx = receiver(with_budget(tight(0, 4)));
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    // Four slots of 64 KiB promised, no growth: no room to seed.
+    assert_eq!(rx.budget(), 4 * INITIAL);
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+    assert!(changes(&mut rx).is_empty());
+    assert!(updates(&mut rx, ms(0), rtt(50)).is_empty());
+    assert_eq!(rx.committed(), INITIAL);
+}
+
+#[test]
+fn seed_uses_the_whole_budget_room() {
+    let mut rx = receiver(with_budget(tight(100_000, 4)));
+    // Budget 4 × 65,536 promised + 100,000 growth, whatever is open.
+    assert_eq!(rx.budget(), 4 * INITIAL + 100_000);
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    // 100,000 of room; the seed needs only 65,536 of it beyond the
+    // promised initial window.
+    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), SEED);
+    updates(&mut rx, ms(0), rtt(50));
+    assert_eq!(rx.committed(), SEED);
+    // The second stream: 100,000 − 65,536 = 34,464 of room left: seed
+    // 65,536 + 34,464 = 100,000.
+    rx.open_stream(StreamId(1), ms(0)).unwrap();
+    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), 100_000);
+    // Two more streams at 65,536 (no room left): the growth room is used
+    // exactly, 4 × 65,536 + 100,000.
+    updates(&mut rx, ms(0), rtt(50));
+    for i in 2..4 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+        assert_eq!(rx.stream(StreamId(i)).unwrap().window(), INITIAL);
+    }
+    assert!(
+        changes(&mut rx)
+            .iter()
+            .all(|c| c.reason != ChangeReason::Budget)
+    );
+    assert_eq!(rx.committed(), rx.budget());
+    assert_eq!(rx.committed(), 362_144);
+}
+
+#[test]
+fn seed_within_a_tight_budget_never_overcommits() {
+    let mut rx = receiver(with_budget(tight(100_000, 4)));
+    for i in 0..4 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+        let seed = rx.stream(StreamId(i)).unwrap().window();
+        assert!((INITIAL..=SEED).contains(&seed), "seed {seed}");
+        updates(&mut rx, ms(0), rtt(50));
+        assert!(rx.committed() <= rx.budget());
+        assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
+    }
+    assert_eq!(rx.budget(), 4 * INITIAL + 100_000);
+}
+
+// ------------------------------------------------------- stream limit
+
+#[test]
+fn stream_limit_error_beyond_max_streams_changes_nothing() {
+    let mut rx = receiver(with_budget(Budget {
+        max_streams: 2,
+        ..Budget::default()
+    }));
+    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    rx.on_data(StreamId(1), 100, false, ms(0)).unwrap();
+    changes(&mut rx);
+    let before = (
+        rx.stream_count(),
+        rx.committed(),
+        rx.budget(),
+        rx.connection().window(),
+        rx.connection().consumed(),
+        rx.update_pending(),
+    );
+    let e = rx.open_stream(StreamId(2), ms(1)).unwrap_err();
+    assert_eq!(e, Error::StreamLimit(2));
+    assert_eq!(e.code(), 0x04);
+    let e = rx.on_data(StreamId(2), 10, true, ms(1)).unwrap_err();
+    assert_eq!(e, Error::StreamLimit(2));
+    let after = (
+        rx.stream_count(),
+        rx.committed(),
+        rx.budget(),
+        rx.connection().window(),
+        rx.connection().consumed(),
+        rx.update_pending(),
+    );
+    assert_eq!(before, after);
+    assert!(rx.stream(StreamId(2)).is_none());
+    assert!(changes(&mut rx).is_empty());
+    // Data on a stream that is open still works; closing one makes room.
+    rx.on_data(StreamId(0), 5, false, ms(1)).unwrap();
+    rx.close_stream(StreamId(0));
+    rx.open_stream(StreamId(2), ms(2)).unwrap();
+    assert_eq!(rx.stream_count(), 2);
+    // Without a budget there is no limit here (the stack enforces
+    // initial_max_streams itself).
+    let mut rx = receiver(Config {
+        budget: None,
+        ..Config::default()
+    });
+    for i in 0..200 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+    }
+    assert_eq!(rx.stream_count(), 200);
+}
+
+// -------------------------------------------------------------- errors
+
+/// Everything a failed `on_data` must leave as it was.
+fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
+    format!(
+        "{:?} {:?} {} {} {} {}",
+        rx.stream(id),
+        rx.connection(),
+        rx.committed(),
+        rx.budget(),
+        rx.stream_count(),
+        rx.update_pending()
+    )
+}
+
+#[test]
+fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    assert_eq!(rx.on_data(id, INITIAL, false, ms(0)), Ok(INITIAL));
+    let before = snapshot(&rx, id);
+    let e = rx.on_data(id, INITIAL + 1, false, ms(1)).unwrap_err();
+    assert_eq!(
+        e,
+        Error::FlowControl {
+            received: INITIAL + 1,
+            limit: INITIAL
+        }
+    );
+    assert_eq!(e.code(), 0x03);
+    assert_eq!(snapshot(&rx, id), before);
+    // A FIN past the limit: the same error, no final size recorded.
+    let e = rx.on_data(id, INITIAL + 1, true, ms(1)).unwrap_err();
+    assert_eq!(e.code(), 0x03);
+    assert_eq!(snapshot(&rx, id), before);
+    assert_eq!(rx.stream(id).unwrap().final_size(), None);
+    assert_eq!(rx.buffered(), INITIAL);
+}
+
+#[test]
+fn final_size_errors_change_nothing() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    assert_eq!(rx.on_data(id, 1000, true, ms(0)), Ok(1000));
+    let before = snapshot(&rx, id);
+    for (end, fin) in [(1001, false), (999, true), (1001, true)] {
+        let e = rx.on_data(id, end, fin, ms(1)).unwrap_err();
+        assert_eq!(e.code(), 0x06, "{end} {fin}: {e}");
+        assert_eq!(snapshot(&rx, id), before);
+    }
+    // Data within, and the same FIN again, are fine.
+    assert_eq!(rx.on_data(id, 1000, true, ms(1)), Ok(0));
+    assert_eq!(rx.on_data(id, 500, false, ms(1)), Ok(0));
+    // A FIN below data already received.
+    let id = StreamId(1);
+    rx.on_data(id, 5000, false, ms(0)).unwrap();
+    let before = snapshot(&rx, id);
+    let e = rx.on_data(id, 4999, true, ms(1)).unwrap_err();
+    assert_eq!(
+        e,
+        Error::FinalSize {
+            known: 5000,
+            received: 4999
+        }
+    );
+    assert_eq!(snapshot(&rx, id), before);
+    assert_eq!(rx.connection().consumed(), 6000);
+}
+
+#[test]
+fn data_past_the_connection_limit_changes_nothing() {
+    // Eight streams at their 64 KiB limit fill the 512 KiB connection limit.
+    let mut rx = receiver(Config::default());
+    for i in 0..9 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+    }
+    for i in 0..8 {
+        rx.on_data(StreamId(i), INITIAL, false, ms(0)).unwrap();
+    }
+    assert_eq!(rx.connection().consumed(), rx.connection().limit());
+    let id = StreamId(8);
+    let before = snapshot(&rx, id);
+    let e = rx.on_data(id, 1, false, ms(1)).unwrap_err();
+    assert_eq!(
+        e,
+        Error::FlowControl {
+            received: 512 * KIB + 1,
+            limit: 512 * KIB
+        }
+    );
+    assert_eq!(snapshot(&rx, id), before);
+    assert_eq!(rx.stream(id).unwrap().consumed(), 0);
+}
+
+#[test]
+fn failed_data_on_a_new_stream_opens_nothing() {
+    let mut rx = receiver(Config::default());
+    let before = snapshot(&rx, StreamId(9));
+    let e = rx
+        .on_data(StreamId(9), INITIAL + 1, false, ms(0))
+        .unwrap_err();
+    assert_eq!(e.code(), 0x03);
+    assert_eq!(rx.stream_count(), 0);
+    assert_eq!(rx.committed(), 0);
+    assert!(changes(&mut rx).is_empty());
+    assert_eq!(snapshot(&rx, StreamId(9)), before);
+    // Still a stream that can open: the next valid frame opens it.
+    assert_eq!(rx.on_data(StreamId(9), INITIAL, false, ms(1)), Ok(INITIAL));
+    assert_eq!((rx.stream_count(), rx.committed()), (1, INITIAL));
+}
+
+/// The docs of `on_data`: on error "nothing changed at the connection
+/// level". Here the stream's 64 KiB is within its limit but past the
+/// 1,000-byte connection limit.
+#[test]
+fn failed_data_on_a_new_stream_leaves_the_connection_as_it_was() {
+    let mut rx = receiver(Config {
+        initial_connection_window: 1_000,
+        ..Config::default()
+    });
+    let e = rx.on_data(StreamId(0), 1_001, false, ms(0)).unwrap_err();
+    assert_eq!(
+        e,
+        Error::FlowControl {
+            received: 1_001,
+            limit: 1_000
+        }
+    );
+    assert_eq!(rx.stream_count(), 0);
+    assert!(changes(&mut rx).is_empty());
+    assert_eq!(
+        (rx.connection().window(), rx.largest_window()),
+        (1_000, 0),
+        "(connection window, largest window)"
+    );
+}
+
+// ------------------------------------------------------------- closing
+
+#[test]
+fn close_stream_releases_unread_bytes_and_its_credit() {
+    let mut rx = receiver(Config::default());
+    rx.on_data(StreamId(0), 10_000, false, ms(0)).unwrap();
+    rx.retire(StreamId(0), 4_000).unwrap();
+    rx.on_data(StreamId(1), 3_000, false, ms(0)).unwrap();
+    assert_eq!(rx.committed(), 2 * INITIAL - 4_000);
+    assert_eq!(rx.buffered(), 9_000);
+    let budget = rx.budget();
+    rx.close_stream(StreamId(0));
+    assert!(rx.stream(StreamId(0)).is_none());
+    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.committed(), INITIAL);
+    assert_eq!(rx.committed(), credit_sum(&rx, 0..2));
+    // The 6,000 unread bytes count as retired at the connection.
+    assert_eq!(rx.connection().retired(), 10_000);
+    assert_eq!(rx.connection().consumed(), 13_000);
+    assert_eq!(rx.buffered(), 3_000);
+    // The budget counts every stream slot (`max_streams`), open or not:
+    // closing changes it not.
+    assert_eq!(rx.budget(), budget);
+    assert_eq!(budget, 100 * INITIAL + 3 * 512 * KIB);
+    // Closing again, or an unknown stream, does nothing.
+    rx.close_stream(StreamId(0));
+    rx.close_stream(StreamId(77));
+    assert_eq!((rx.stream_count(), rx.committed()), (1, INITIAL));
+    assert_eq!(rx.connection().retired(), 10_000);
+}
+
+#[test]
+fn closing_a_stream_keeps_committed_within_the_budget() {
+    // Two slots, growth 100,000: budget 231,072 whatever is open.
+    let mut rx = receiver(with_budget(tight(100_000, 2)));
+    let (a, b, c) = (StreamId(0), StreamId(1), StreamId(2));
+    assert_eq!(rx.budget(), 231_072);
+    // a is seeded at 131,072 (65,536 of room), b at 65,536 + 34,464.
+    rx.open_stream(a, ms(0)).unwrap();
+    updates(&mut rx, ms(0), rtt(50));
+    rx.open_stream(b, ms(0)).unwrap();
+    assert_eq!(rx.stream(b).unwrap().window(), 100_000);
+    updates(&mut rx, ms(0), rtt(50));
+    assert_eq!(rx.committed(), 231_072);
+    assert_eq!(rx.committed(), rx.budget());
+    // a's peer sends 10,000 bytes that are never read; a is reset. Its
+    // 131,072 of credit leave `committed`, the 65,536 beyond its initial
+    // window return to the growth room; the budget stays.
+    rx.on_data(a, 10_000, false, ms(1)).unwrap();
+    rx.close_stream(a);
+    assert_eq!(rx.committed(), 100_000);
+    assert_eq!(rx.budget(), 231_072);
+    assert_eq!(rx.buffered(), 0);
+    // A new stream in a's slot finds the 65,536 of room again.
+    rx.open_stream(c, ms(2)).unwrap();
+    assert_eq!(rx.stream(c).unwrap().window(), SEED);
+    updates(&mut rx, ms(2), rtt(50));
+    assert_eq!(rx.committed(), rx.budget());
+    assert_eq!(rx.committed(), credit_sum(&rx, 0..3));
+    // A third open stream is refused: two slots.
+    assert_eq!(
+        rx.open_stream(StreamId(4), ms(3)),
+        Err(Error::StreamLimit(2))
+    );
+    // Closing the full-credit stream b (34,464 beyond its initial window)
+    // and reopening: still within the budget.
+    rx.close_stream(b);
+    assert_eq!(rx.committed(), SEED);
+    rx.open_stream(StreamId(3), ms(3)).unwrap();
+    assert_eq!(rx.stream(StreamId(3)).unwrap().window(), 100_000);
+    updates(&mut rx, ms(3), rtt(50));
+    assert!(
+        rx.committed() <= rx.budget(),
+        "committed {} > budget {}",
+        rx.committed(),
+        rx.budget()
+    );
+    assert_eq!(rx.committed(), 231_072);
+}
+
+#[test]
+fn late_frames_for_closed_streams_are_ignored() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    rx.open_stream(id, ms(0)).unwrap();
+    let sent = updates(&mut rx, ms(0), rtt(50));
+    assert_eq!(sent.len(), 1);
+    rx.on_data(id, 20_000, false, ms(1)).unwrap();
+    rx.close_stream(id);
+    changes(&mut rx);
+    let before = snapshot(&rx, id);
+    rx.update_lost(sent[0].subject, sent[0].limit);
+    rx.update_acked(sent[0].subject, sent[0].limit);
+    rx.update_lost(Subject::Stream(id), u64::MAX);
+    rx.blocked_received(Some(id));
+    assert_eq!(rx.retire(id, 20_000), Ok(0));
+    assert_eq!(snapshot(&rx, id), before);
+    assert!(!rx.update_pending());
+    assert!(updates(&mut rx, ms(100), rtt(50)).is_empty());
+    assert!(rx.stream(id).is_none());
+    assert_eq!(rx.committed(), 0);
+    assert!(changes(&mut rx).is_empty());
+}
+
+// ------------------------------------------------------------- updates
+
+/// MAX_DATA is due once a quarter of the 512 KiB connection window,
+/// 128 KiB, has been read (one byte less is not enough).
+#[test]
+fn next_update_sends_max_data_when_due() {
+    let mut rx = receiver(Config::default());
+    for i in 0..2 {
+        rx.open_stream(StreamId(i), ms(0)).unwrap();
+    }
+    assert_eq!(updates(&mut rx, ms(0), rtt(50)).len(), 2);
+    assert!(!rx.update_pending());
+    // 128 KiB − 1 retired at the connection: not yet due.
+    rx.on_data(StreamId(0), SEED, false, ms(5)).unwrap();
+    rx.retire(StreamId(0), SEED - 1).unwrap();
+    assert!(!rx.connection().update_due());
+    rx.retire(StreamId(0), SEED).unwrap();
+    assert!(rx.connection().update_due());
+    let sent = updates(&mut rx, ms(10), rtt(50));
+    // The stream first, then MAX_DATA = retired + window.
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0].subject, Subject::Stream(StreamId(0)));
+    assert_eq!(sent[0].limit, rx.stream(StreamId(0)).unwrap().limit());
+    assert_eq!(sent[1].subject, Subject::Connection);
+    let c = rx.connection();
+    assert_eq!(sent[1].limit, c.limit());
+    assert_eq!(sent[1].limit, SEED + c.window());
+    // The window covers the credit now given to streams: 4/3 × committed.
+    assert_eq!(c.window(), committed_floor(&rx));
+    assert!(!rx.update_pending());
+    assert_eq!(rx.next_update(ms(10), rtt(50)), None);
+}
+
+#[test]
+fn lost_update_is_due_again_latest_only() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    rx.open_stream(id, ms(0)).unwrap();
+    let first = updates(&mut rx, ms(0), rtt(50))[0];
+    // Lost: the same limit again.
+    rx.update_lost(first.subject, first.limit);
+    assert!(rx.update_pending());
+    assert_eq!(updates(&mut rx, ms(1), rtt(50)), [first]);
+    // A newer limit goes out; losing the older frame changes nothing.
+    rx.on_data(id, SEED, false, ms(2)).unwrap();
+    rx.retire(id, SEED).unwrap();
+    let sent = updates(&mut rx, ms(30), rtt(50));
+    let second = *sent
+        .iter()
+        .find(|u| u.subject == Subject::Stream(id))
+        .unwrap();
+    let max_data = *sent
+        .iter()
+        .find(|u| u.subject == Subject::Connection)
+        .unwrap();
+    assert!(second.limit > first.limit);
+    rx.update_lost(first.subject, first.limit);
+    rx.update_lost(Subject::Connection, max_data.limit - 1);
+    assert!(!rx.update_pending());
+    // The newest frames lost: each is due again, once.
+    rx.update_lost(second.subject, second.limit);
+    rx.update_lost(Subject::Connection, max_data.limit);
+    assert_eq!(updates(&mut rx, ms(31), rtt(50)), [second, max_data]);
+    assert!(!rx.update_pending());
+    // Acknowledged before the loss is declared: nothing to re-send.
+    rx.update_acked(second.subject, second.limit);
+    rx.update_acked(Subject::Connection, max_data.limit);
+    rx.update_lost(second.subject, second.limit);
+    rx.update_lost(Subject::Connection, max_data.limit);
+    assert!(!rx.update_pending());
+}
+
+/// A stream without seeding (window 64 KiB) whose peer filled its 64 KiB
+/// and reports STREAM_DATA_BLOCKED each millisecond, after the
+/// application has read up to the next offset in `reads`: the updates
+/// written after each report.
+fn blocked_then_read(
+    budget: Budget,
+    reads: &[u64],
+) -> (ConnectionReceiver<ExcessTuner>, Vec<Vec<UpdateFrame>>) {
+    let mut rx = receiver(Config {
+        seed_fraction: None,
+        ..with_budget(budget)
+    });
+    let id = StreamId(0);
+    rx.on_data(id, INITIAL, false, ms(0)).unwrap();
+    let mut sent = Vec::new();
+    for (t, &read) in (1..).zip(reads) {
+        rx.retire(id, read).unwrap();
+        rx.blocked_received(Some(id));
+        sent.push(updates(&mut rx, ms(t), rtt(50)));
+    }
+    (rx, sent)
+}
+
+#[test]
+fn blocked_frames_make_an_update_due_when_credit_can_grow() {
+    let (mut rx, sent) = blocked_then_read(tight(1 << 20, 4), &[0, 2_047, 2_048]);
+    // Nothing read: a STREAM_DATA_BLOCKED cannot be answered. An eighth
+    // of the update quantum read (16,384 / 8 = 2,048) is enough; one byte
+    // less is not.
+    assert!(sent[0].is_empty());
+    assert!(sent[1].is_empty());
+    assert_eq!(
+        sent[2],
+        [UpdateFrame {
+            subject: Subject::Stream(StreamId(0)),
+            limit: INITIAL + 2_048
+        }]
+    );
+    // The stream's credit is back at its promised 64 KiB: no growth used.
+    assert_eq!(rx.committed(), INITIAL);
+    assert_eq!(rx.budget(), 4 * INITIAL + (1 << 20));
+    // DATA_BLOCKED with little read at the connection level: no MAX_DATA
+    // beyond what retiring allows (2,048 < the 1/8 step of 128 KiB).
+    rx.blocked_received(None);
+    assert!(updates(&mut rx, ms(4), rtt(50)).is_empty());
+}
+
+/// The same without growth budget: the extension keeps the stream's credit
+/// within the 64 KiB every slot is promised, so it needs no growth room.
+#[test]
+fn blocked_frames_are_answered_within_the_promised_credit_without_growth() {
+    let (rx, sent) = blocked_then_read(tight(0, 4), &[0, 2_047, 2_048, INITIAL]);
+    assert!(sent[0].is_empty());
+    assert!(sent[1].is_empty());
+    assert_eq!(
+        sent[2],
+        [UpdateFrame {
+            subject: Subject::Stream(StreamId(0)),
+            limit: INITIAL + 2_048
+        }]
+    );
+    // All 64 KiB read: the limit moves on by a whole initial window.
+    assert_eq!(
+        sent[3],
+        [UpdateFrame {
+            subject: Subject::Stream(StreamId(0)),
+            limit: 2 * INITIAL
+        }]
+    );
+    assert_eq!(rx.committed(), INITIAL);
+    assert_eq!(rx.budget(), 4 * INITIAL);
+}
+
+#[test]
+fn lost_update_is_resent_even_without_budget_room() {
+    // Two slots, growth 100,000: budget = 2 × 65,536 + 100,000 = 231,072.
+    let mut rx = receiver(with_budget(Budget {
+        ceiling: 100_000,
+        max_streams: 2,
+        ..Budget::default()
+    }));
+    let (a, b) = (StreamId(0), StreamId(1));
+    let r = rtt(50);
+    // a is seeded at 131,072, b at 65,536 + the 34,464 of room left.
+    rx.open_stream(a, ms(0)).unwrap();
+    rx.open_stream(b, ms(0)).unwrap();
+    let first = updates(&mut rx, ms(0), r);
+    let lost = UpdateFrame {
+        subject: Subject::Stream(a),
+        limit: SEED,
+    };
+    assert_eq!(
+        first,
+        [
+            lost,
+            UpdateFrame {
+                subject: Subject::Stream(b),
+                limit: 100_000
+            }
+        ]
+    );
+    assert_eq!(rx.committed(), rx.budget(), "no room left");
+    // a's peer, which only knows 65,536, sends it; a reads 16,383 (one
+    // byte short of an update: a quarter of 131,072 is 32,768), freeing
+    // 16,383 of room. b's peer sends 100,000 and b reads a quarter of
+    // it fast: its window grows and its update takes all the room.
+    rx.on_data(a, INITIAL, false, ms(1)).unwrap();
+    rx.retire(a, 16_383).unwrap();
+    rx.on_data(b, 100_000, false, ms(1)).unwrap();
+    rx.retire(b, 25_000).unwrap();
+    let sent = updates(&mut rx, ms(1), r);
+    assert_eq!(
+        sent,
+        [UpdateFrame {
+            subject: Subject::Stream(b),
+            limit: 100_000 + 16_383 + 25_000
+        }]
+    );
+    assert_eq!(rx.committed(), rx.budget(), "no room left");
+    // The frame carrying a's 131,072 is lost; the peer, blocked at
+    // 65,536, keeps sending STREAM_DATA_BLOCKED. b's application stalls.
+    // a wants 16,383 more, a quarter of its update quantum: without the
+    // loss it would wait for room.
+    rx.update_lost(lost.subject, lost.limit);
+    let mut resent = Vec::new();
+    for i in 0..20 {
+        rx.blocked_received(Some(a));
+        resent.extend(updates(&mut rx, ms(4 + 50 * i), r));
+    }
+    assert_eq!(
+        resent.first(),
+        Some(&lost),
+        "lost {lost:?} not re-sent at once: {resent:?}; committed {} budget {}",
+        rx.committed(),
+        rx.budget()
+    );
+    // Re-sending used no room.
+    assert!(rx.committed() <= rx.budget());
+    assert_eq!(rx.stream(a).unwrap().limit(), SEED);
+}
+
+#[test]
+fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
+    // Default settings with a growth budget of 65,536 and no seeding
+    // (reclaim after 4 RTTs).
+    let mut rx = receiver(Config {
+        seed_fraction: None,
+        ..with_budget(Budget {
+            ceiling: INITIAL,
+            ..Budget::default()
+        })
+    });
+    let id = StreamId(0);
+    rx.open_stream(id, ms(0)).unwrap();
+    // The first call schedules the first pass one RTT (1 ms) later.
+    assert_eq!(rx.next_update(ms(0), rtt(1)), None);
+    rx.on_data(id, INITIAL, false, ms(0)).unwrap();
+    rx.retire(id, INITIAL).unwrap();
+    // The peer is blocked at 65,536 and says so every millisecond.
+    let mut sent = Vec::new();
+    for t in 1..=30 {
+        rx.blocked_received(Some(id));
+        while let Some(u) = rx.next_update(ms(t), rtt(6)) {
+            if u.subject == Subject::Stream(id) {
+                sent.push((t, u.limit));
+            }
+        }
+        if t == 1 {
+            // 64 KiB read in the first 1 ms pass while the RTT estimate
+            // grows to 6 ms: 393,216 per RTT; the pass raises the window
+            // to estimate / 1.5 = 393,216. A quarter of it (98,304) is more
+            // than the 65,536 of room, but the room is worth a frame.
+            let seen = changes(&mut rx);
+            assert_eq!(seen[0].reason, ChangeReason::Budget);
+            assert_eq!((seen[0].old, seen[0].new), (INITIAL, 393_216));
+            assert_eq!(rx.estimate(), 589_824);
+        }
+    }
+    // The first MAX_STREAM_DATA at 1 ms, with at least all the growth
+    // room (the stream had read all its credit: at most its promised
+    // 65,536 more).
+    let &(at, limit) = sent.first().expect("no MAX_STREAM_DATA in 30 ms");
+    assert_eq!(at, 1, "{sent:?}");
+    assert!((2 * INITIAL..=3 * INITIAL).contains(&limit), "{sent:?}");
+    assert!(rx.committed() <= rx.budget());
+}
+
+// --------------------------------------------------------- closed loop
+
+/// One stream as the sender and the reader see it.
+struct Flow {
+    id: StreamId,
+    credit: SenderFlowControl<StreamId>,
+    /// Bytes the application reads per tick (0: stopped).
+    read_per_tick: u64,
+    /// Bytes read in the current tick window, for rate checks.
+    read_log: Vec<u64>,
+    /// MAX_STREAM_DATA frames the receiver wrote, by tick.
+    update_ticks: Vec<u64>,
+}
+
+/// A connection with several streams over an idealised path: the sender
+/// always has data and spends every byte of credit (stream and
+/// connection) at `link_per_tick`, round-robin; data and MAX_* frames take
+/// RTT / 2; readers retire at fixed rates; the receiver writes every
+/// update `next_update` gives, once per 1 ms tick.
+struct Loop {
+    rx: ConnectionReceiver<ExcessTuner>,
+    rtt: Rtt,
+    one_way: u64,
+    tick: u64,
+    link_per_tick: u64,
+    flows: Vec<Flow>,
+    conn_credit: SenderFlowControl<Connection>,
+    data: VecDeque<(u64, usize, u64)>,
+    frames: VecDeque<(u64, UpdateFrame)>,
+    changes: Vec<(u64, WindowChange)>,
+    /// Ticks where a stream had credit but the connection had none left.
+    connection_blocked: Vec<(u64, StreamId)>,
+    /// Connection floor violations seen after a `next_update` call.
+    floor_violations: Vec<String>,
+    budget_violations: u64,
+    /// The estimate before and after each tick's `next_update` calls.
+    estimates: Vec<(u64, u64)>,
+    /// Every flow's window at the end of each tick.
+    windows: Vec<Vec<u64>>,
+    /// Most bytes received and not read, all streams.
+    max_buffered: u64,
+}
+
+impl Loop {
+    fn new(config: Config, rtt_ms: u64, link_per_tick: u64, readers: &[u64]) -> Self {
+        let mut rx = receiver(config);
+        let flows = readers
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                let id = StreamId(4 * i as u64);
+                rx.open_stream(id, Duration::ZERO).unwrap();
+                Flow {
+                    id,
+                    credit: SenderFlowControl::new(id, config.initial_stream_window),
+                    read_per_tick: r,
+                    read_log: Vec::new(),
+                    update_ticks: Vec::new(),
+                }
+            })
+            .collect();
+        Self {
+            conn_credit: SenderFlowControl::new(Connection, config.initial_connection_window),
+            rx,
+            rtt: rtt(rtt_ms),
+            one_way: rtt_ms / 2,
+            tick: 0,
+            link_per_tick,
+            flows,
+            data: VecDeque::new(),
+            frames: VecDeque::new(),
+            changes: Vec::new(),
+            connection_blocked: Vec::new(),
+            floor_violations: Vec::new(),
+            budget_violations: 0,
+            estimates: Vec::new(),
+            windows: Vec::new(),
+            max_buffered: 0,
+        }
+    }
+
+    fn now(&self) -> Duration {
+        ms(self.tick)
+    }
+
+    fn window(&self, i: usize) -> u64 {
+        self.rx.stream(self.flows[i].id).unwrap().window()
+    }
+
+    fn limit(&self, i: usize) -> u64 {
+        self.rx.stream(self.flows[i].id).unwrap().limit()
+    }
+
+    fn check_after_next_update(&mut self) {
+        let rx = &self.rx;
+        let largest = self
+            .flows
+            .iter()
+            .map(|f| rx.stream(f.id).unwrap().window())
+            .max()
+            .unwrap();
+        let w = rx.connection().window();
+        let need = rx.config().connection_floor.of_ceil(largest);
+        if w < need {
+            self.floor_violations.push(format!(
+                "t={} ms: connection window {w} < ⌈1.5 × {largest}⌉ = {need}",
+                self.tick
+            ));
+        }
+        if rx.committed() > rx.budget() {
+            self.budget_violations += 1;
+        }
+    }
+
+    /// One millisecond.
+    fn step(&mut self) {
+        let now = self.now();
+        while self.data.front().is_some_and(|d| d.0 <= self.tick) {
+            let (_, i, end) = self.data.pop_front().unwrap();
+            self.rx.on_data(self.flows[i].id, end, false, now).unwrap();
+        }
+        self.max_buffered = self.max_buffered.max(self.rx.buffered());
+        while self.frames.front().is_some_and(|f| f.0 <= self.tick) {
+            let (_, u) = self.frames.pop_front().unwrap();
+            match u.subject {
+                Subject::Connection => self.conn_credit.update(u.limit),
+                Subject::Stream(id) => {
+                    let f = self.flows.iter_mut().find(|f| f.id == id).unwrap();
+                    f.credit.update(u.limit)
+                }
+            };
+        }
+        for f in &mut self.flows {
+            let s = self.rx.stream(f.id).unwrap();
+            let to = s.consumed().min(s.retired() + f.read_per_tick);
+            let n = self.rx.retire(f.id, to).unwrap();
+            f.read_log.push(n);
+        }
+        let estimate = self.rx.estimate();
+        while let Some(u) = self.rx.next_update(now, self.rtt) {
+            self.check_after_next_update();
+            if let Subject::Stream(id) = u.subject {
+                let f = self.flows.iter_mut().find(|f| f.id == id).unwrap();
+                f.update_ticks.push(self.tick);
+            }
+            self.frames.push_back((self.tick + self.one_way, u));
+        }
+        self.check_after_next_update();
+        self.estimates.push((estimate, self.rx.estimate()));
+        let mut link = self.link_per_tick;
+        let n_flows = self.flows.len();
+        for k in 0..n_flows {
+            let i = (self.tick as usize + k) % n_flows;
+            let f = &mut self.flows[i];
+            let can = f.credit.available();
+            let n = can.min(self.conn_credit.available()).min(link);
+            if can > 0 && self.conn_credit.available() == 0 {
+                self.connection_blocked.push((self.tick, f.id));
+            }
+            if n == 0 {
+                continue;
+            }
+            f.credit.consume(n);
+            self.conn_credit.consume(n);
+            link -= n;
+            self.data
+                .push_back((self.tick + self.one_way, i, f.credit.used()));
+        }
+        for c in self.rx.drain_changes() {
+            self.changes.push((self.tick, c));
+        }
+        let windows = (0..n_flows).map(|i| self.window(i)).collect();
+        self.windows.push(windows);
+        self.tick += 1;
+    }
+
+    fn run_until(&mut self, tick: u64) {
+        while self.tick < tick {
+            self.step();
+        }
+    }
+
+    /// Bytes flow `i` read over ticks `[from, to)`.
+    fn read(&self, i: usize, from: u64, to: u64) -> u64 {
+        self.flows[i].read_log[from as usize..to as usize]
+            .iter()
+            .sum()
+    }
+
+    fn changes_of(&self, i: usize, reason: ChangeReason) -> Vec<(u64, WindowChange)> {
+        let s = Subject::Stream(self.flows[i].id);
+        self.changes
+            .iter()
+            .filter(|(_, c)| c.subject == s && c.reason == reason)
+            .copied()
+            .collect()
+    }
+}
+
+/// 50 ms RTT, 100 MB/s link; the reader wants 20 MB/s: R × RTT = 1 MB.
+const RTT_MS: u64 = 50;
+const LINK: u64 = 100_000;
+const READ: u64 = 20_000;
+
+/// Streams 0 and 4 share the connection; stream 4 reads 20 MB/s
+/// throughout, stream 0 reads at `first_rate` until `stall_at` ms and
+/// then never again. The sender fills every byte of credit on both.
+fn stalled_and_reading(first_rate: u64, stall_at: u64) -> u64 {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[first_rate, READ]);
+    sim.run_until(stall_at);
+    sim.flows[0].read_per_tick = 0;
+    sim.run_until(stall_at + 40 * RTT_MS);
+    // The stalled stream holds all the credit it was given, unread.
+    let stalled = sim.rx.stream(StreamId(0)).unwrap();
+    assert_eq!(stalled.consumed(), stalled.limit());
+    assert!(stalled.unretired() > 0);
+    assert!(
+        sim.connection_blocked.is_empty(),
+        "{:?}",
+        &sim.connection_blocked[..5.min(sim.connection_blocked.len())]
+    );
+    // From 20 RTTs on (ramp, then the stall) the reading stream gets a
+    // MAX_STREAM_DATA every RTT and reads at its full rate.
+    let from = stall_at.max(20 * RTT_MS);
+    for k in 0..(stall_at + 40 * RTT_MS - from) / RTT_MS {
+        let (a, b) = (from + k * RTT_MS, from + (k + 1) * RTT_MS);
+        let n = sim.flows[1]
+            .update_ticks
+            .iter()
+            .filter(|&&t| (a..b).contains(&t))
+            .count();
+        assert!(n >= 1, "no update for the reading stream in [{a}, {b}) ms");
+        assert_eq!(sim.read(1, a, b), READ * RTT_MS, "[{a}, {b}) ms");
+    }
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+    sim.rx.stream(StreamId(0)).unwrap().unretired()
+}
+
+#[test]
+fn a_stream_that_never_reads_never_blocks_a_reading_one() {
+    assert_eq!(stalled_and_reading(0, 0), SEED);
+}
+
+#[test]
+fn a_stream_that_stalls_with_a_large_window_never_blocks_a_reading_one() {
+    // Both read 20 MB/s for 30 RTTs (windows ≈ 1.4 MB each), then
+    // stream 0 stalls with ≈ 1.4 MB of credit parked.
+    let parked = stalled_and_reading(READ, 30 * RTT_MS);
+    assert!(parked > 1_000_000, "{parked}");
+}
+
+/// Default update fraction ¼: a window sustains a rate once ¾ of it
+/// covers one RTT of reading.
+fn sustains(window: u64, per_tick: u64) -> bool {
+    window * 3 / 4 >= per_tick * RTT_MS
+}
+
+#[test]
+fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ]);
+    // Rebalancing passes run every 50 ms from t = 0: at 50, 100, …
+    sim.run_until(1501);
+    let grown = sim.window(0);
+    assert!(sustains(grown, READ), "window {grown} after 30 RTTs");
+    // The reader stops right after the pass at 1,500 ms (its last active
+    // one): four idle RTTs later, at 1,700 ms, the window is its seed.
+    sim.flows[0].read_per_tick = 0;
+    sim.run_until(1700);
+    let limit = sim.limit(0);
+    assert_eq!(sim.window(0), grown);
+    assert!(
+        sim.changes_of(0, ChangeReason::Reclaim)
+            .iter()
+            .all(|c| c.0 < 1500)
+    );
+    sim.run_until(1701);
+    let reclaim = sim.changes_of(0, ChangeReason::Reclaim);
+    let (at, c) = *reclaim.last().unwrap();
+    assert_eq!(at, 1700);
+    assert_eq!((c.old, c.new), (grown, SEED));
+    assert_eq!(sim.window(0), SEED);
+    // The limit the peer holds stays: credit is never reneged.
+    assert_eq!(sim.limit(0), limit);
+    sim.run_until(1751);
+    assert_eq!(sim.limit(0), limit);
+    assert_eq!(sim.window(0), SEED);
+    // It resumes at the same rate: within two RTTs its window sustains
+    // the rate again, and keeps doing so.
+    sim.flows[0].read_per_tick = READ;
+    sim.run_until(3001);
+    let back = (1751..3001)
+        .find(|&t| sustains(sim.windows[t as usize][0], READ))
+        .unwrap();
+    assert!(back <= 1751 + 2 * RTT_MS, "sustains R only from {back} ms");
+    for t in back..3001 {
+        assert!(sustains(sim.windows[t as usize][0], READ), "{t} ms");
+    }
+    // It resumes reading the ≈ 1.4 MB parked in its buffer: not
+    // window-limited (unread ≥ a quarter of its window), so rebalancing
+    // does not raise it; its first update after resuming auto-tunes it
+    // straight from the seed.
+    assert!(
+        sim.changes_of(0, ChangeReason::Budget)
+            .iter()
+            .all(|c| c.0 < 1500),
+        "{:?}",
+        sim.changes_of(0, ChangeReason::Budget)
+    );
+    let tuned = sim.changes_of(0, ChangeReason::AutoTune);
+    let (at, c) = *tuned.iter().find(|c| c.0 > 1751).unwrap();
+    assert!(at <= 1751 + 2 * RTT_MS, "{tuned:?}");
+    assert_eq!(c.old, SEED);
+    assert!(sustains(c.new, READ), "{c}");
+    // And the reader is never starved from three RTTs after resuming.
+    for k in 0..((3000 - 1900) / RTT_MS) {
+        let from = 1900 + k * RTT_MS;
+        assert_eq!(
+            sim.read(0, from, from + RTT_MS),
+            READ * RTT_MS,
+            "from {from} ms"
+        );
+    }
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+    assert!(sim.connection_blocked.is_empty());
+}
+
+#[test]
+fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
+    // Eight streams read 2.5 MB/s each (1 MB per RTT together).
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ / 8; 8]);
+    sim.run_until(1501);
+    let before = sim.window(0);
+    // All but stream 0 stop right after the pass at 1,500 ms.
+    for f in &mut sim.flows[1..] {
+        f.read_per_tick = 0;
+    }
+    sim.run_until(1550);
+    assert_eq!(sim.window(0), before);
+    sim.run_until(1551);
+    let raised = sim.changes_of(0, ChangeReason::Budget);
+    let (at, c) = *raised.last().unwrap();
+    assert_eq!(at, 1550, "{raised:?}");
+    assert_eq!(c.old, before);
+    // estimate / 1.5 with the estimate of that pass (it may grow within
+    // the tick, after the pass).
+    let (lo, hi) = sim.estimates[1550];
+    assert!(
+        (lo * 2 / 3..=hi * 2 / 3).contains(&c.new),
+        "raised to {} with estimate {lo}..{hi}",
+        c.new
+    );
+    assert!(c.new >= 2 * before, "{before} -> {}", c.new);
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+}
+
+#[test]
+fn slow_reader_under_a_budget_never_grows_its_window() {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK / 100]);
+    sim.run_until(200 * RTT_MS);
+    let max = sim.windows.iter().map(|w| w[0]).max().unwrap();
+    let grew: Vec<_> = sim
+        .changes
+        .iter()
+        .filter(|(_, c)| {
+            c.subject != Subject::Connection && c.new > c.old && c.reason != ChangeReason::Seed
+        })
+        .take(4)
+        .collect();
+    assert_eq!(
+        max,
+        SEED,
+        "window grew {} times (reclaimed {} times), most unread {}: {grew:?}",
+        sim.changes_of(0, ChangeReason::Budget).len(),
+        sim.changes_of(0, ChangeReason::Reclaim).len(),
+        sim.max_buffered
+    );
+    assert!(
+        sim.max_buffered <= SEED,
+        "{} bytes unread",
+        sim.max_buffered
+    );
+    assert_eq!(sim.rx.connection().window(), 512 * KIB);
+}
+
+#[test]
+fn slow_reader_without_a_budget_never_grows_its_window() {
+    let config = Config {
+        budget: None,
+        ..Config::default()
+    };
+    let mut sim = Loop::new(config, RTT_MS, LINK, &[LINK / 100]);
+    sim.run_until(200 * RTT_MS);
+    assert!(sim.windows.iter().all(|w| w[0] == SEED));
+    assert!(
+        sim.max_buffered <= SEED,
+        "{} bytes unread",
+        sim.max_buffered
+    );
+    assert_eq!(sim.rx.connection().window(), 512 * KIB);
+    // The reader still read at its rate once the first window arrived.
+    assert_eq!(sim.read(0, 100, 10_000), 9_900 * (LINK / 100));
+}
+
+// ------------------------------------------------------ extreme inputs
+
+#[test]
+fn next_update_never_panics_on_huge_times() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    rx.on_data(id, 1000, false, ms(0)).unwrap();
+    // The seeded window's early update goes out whatever the RTT.
+    assert_eq!(
+        rx.next_update(ms(1), Rtt::from(Duration::MAX)),
+        Some(UpdateFrame {
+            subject: Subject::Stream(id),
+            limit: SEED
+        })
+    );
+    // The next pass is due at 1 ms + Duration::MAX, saturated: it runs at
+    // the end of time, and 1,000 bytes read are not worth an update.
+    rx.retire(id, 1000).unwrap();
+    assert_eq!(
+        rx.next_update(Duration::MAX, Rtt::from(Duration::MAX)),
+        None
+    );
+    assert_eq!(rx.stream(id).unwrap().limit(), SEED);
+    let mut rx = receiver(Config::default());
+    assert_eq!(rx.next_update(Duration::MAX - ms(1), rtt(50)), None);
+    assert_eq!(rx.next_update(Duration::MAX, rtt(50)), None);
+}
+
+#[test]
+fn hours_between_calls_and_zero_rtt_are_fine() {
+    let mut rx = receiver(Config::default());
+    let id = StreamId(0);
+    let mut now = Duration::ZERO;
+    let mut end = 0;
+    for (i, step) in [0u64, 1, 3_600_000, 0, 7_200_000, 5]
+        .into_iter()
+        .enumerate()
+    {
+        now += ms(step);
+        let r = if i % 2 == 0 {
+            Rtt::from(Duration::ZERO)
+        } else {
+            Rtt::from(Duration::from_secs(3600))
+        };
+        end = rx.stream(id).map_or(INITIAL, |s| s.limit());
+        rx.on_data(id, end, false, now).unwrap();
+        rx.retire(id, end).unwrap();
+        updates(&mut rx, now, r);
+        assert!(rx.committed() <= rx.budget());
+        assert_eq!(rx.committed(), credit_sum(&rx, 0..1));
+    }
+    assert!(rx.stream(id).unwrap().limit() > end);
+    assert!(rx.stream(id).unwrap().window() <= rx.tuner().max_window(SubjectKind::Stream));
+}
+
+/// Three streams read everything at once every millisecond (RTT 1 s):
+/// their windows reach the 32 MiB cap in five rounds; a fourth holds its
+/// seed unread.
+fn fast_readers(config: Config) -> ConnectionReceiver<ExcessTuner> {
+    let mut rx = receiver(config);
+    let mut now = Duration::ZERO;
+    for _ in 0..6 {
+        now += ms(1);
+        for i in 0..4 {
+            let id = StreamId(i);
+            let end = rx.stream(id).map_or(INITIAL, |s| s.limit());
+            rx.on_data(id, end, false, now).unwrap();
+            if i != 3 {
+                rx.retire(id, end).unwrap();
+            }
+        }
+        updates(&mut rx, now, Rtt::from(Duration::from_secs(1)));
+        assert!(rx.committed() <= rx.budget());
+        assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
+    }
+    rx
+}
+
+/// Σ over open streams of the credit beyond the initial window: what the
+/// growth budget bounds.
+fn excess(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
+    ids.filter_map(|i| rx.stream(StreamId(i)))
+        .map(|s| s.credit().saturating_sub(INITIAL))
+        .sum()
+}
+
+#[test]
+fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
+    let rx = fast_readers(Config::default());
+    let cap = rx.tuner().max_window(SubjectKind::Stream);
+    // Two readers reach the cap; the third's window is cut (reason Budget)
+    // to the credit the budget could grant it.
+    let windows: Vec<u64> = (0..3)
+        .map(|i| rx.stream(StreamId(i)).unwrap().window())
+        .collect();
+    assert_eq!(
+        windows.iter().filter(|&&w| w == cap).count(),
+        2,
+        "{windows:?}"
+    );
+    assert!(windows.contains(&(2 * INITIAL)), "{windows:?}");
+    assert_eq!(rx.stream(StreamId(3)).unwrap().window(), SEED);
+    // Growth is capped at 64 MiB on top of the 100 promised 64 KiB slots.
+    assert_eq!(rx.estimate(), 48 << 20);
+    assert_eq!(rx.budget(), 100 * INITIAL + (64 << 20));
+    // Two readers hold 32 MiB of credit each, the unread stream its
+    // 128 KiB: all the growth but 65,536 bytes. The third reader still
+    // gets its own promised 64 KiB (it costs no growth) plus what is left:
+    // it is never stuck at credit 0.
+    let credits: Vec<u64> = (0..4)
+        .map(|i| rx.stream(StreamId(i)).unwrap().credit())
+        .collect();
+    assert_eq!(
+        credits.iter().filter(|&&c| c == cap).count(),
+        2,
+        "{credits:?}"
+    );
+    assert_eq!(credits[3], SEED, "{credits:?}");
+    let third = credits[..3].iter().copied().find(|&c| c != cap).unwrap();
+    assert_eq!(third, 2 * INITIAL, "{credits:?}");
+    assert_eq!(rx.committed(), 2 * cap + SEED + 2 * INITIAL);
+    assert_eq!(excess(&rx, 0..4), 64 << 20);
+    assert!(rx.committed() <= rx.budget());
+}
+
+#[test]
+fn connection_window_passes_the_tuner_cap_only_to_cover_committed_credit() {
+    // With a budget the connection window covers the credit committed to
+    // streams after the update lag, ⌈committed / (1 − ¼)⌉, even past the
+    // tuner's 48 MiB cap: the budget, not the connection window, bounds
+    // memory.
+    let rx = fast_readers(Config::default());
+    let cap = rx.tuner().max_window(SubjectKind::Connection);
+    assert_eq!(cap, 50_331_648);
+    assert_eq!(rx.committed(), 67_371_008);
+    assert_eq!(rx.connection().window(), committed_floor(&rx));
+    assert!(rx.connection().window() > cap);
+    // Never more than the whole budget needs: ⌈budget / (1 − ¼)⌉.
+    let budget_floor = (rx.budget() * 4).div_ceil(3);
+    assert!(rx.connection().window() <= budget_floor);
+}
+
+/// Eight window-limited readers (they read all that arrives) share a
+/// budget whose growth is `ceiling`; after 20 RTTs all but stream 0 stop.
+/// Returns stream 0's bytes read per RTT before the stop (average over
+/// 10 RTTs) and in each RTT from the second after it.
+fn all_but_one_stop(ceiling: u64) -> (Loop, u64, Vec<u64>) {
+    let config = with_budget(Budget {
+        ceiling,
+        ..Budget::default()
+    });
+    let mut sim = Loop::new(config, RTT_MS, LINK, &[LINK; 8]);
+    sim.run_until(1001);
+    let before = sim.read(0, 500, 1000) / 10;
+    for f in &mut sim.flows[1..] {
+        f.read_per_tick = 0;
+    }
+    sim.run_until(3001);
+    let after = (21..60)
+        .map(|k| sim.read(0, k * RTT_MS, (k + 1) * RTT_MS))
+        .collect();
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+    (sim, before, after)
+}
+
+#[test]
+fn the_last_reader_takes_over_the_link_under_the_default_budget() {
+    let (sim, before, after) = all_but_one_stop(Budget::default().ceiling);
+    // 100 MB/s link: 5 MB per RTT once its window has grown.
+    assert!(before < 1_000_000, "{before}");
+    assert!(after[3..].iter().all(|&n| n == LINK * RTT_MS), "{after:?}");
+    assert!(sim.connection_blocked.is_empty());
+}
+
+#[test]
+fn the_last_reader_is_never_starved_when_the_budget_binds() {
+    let (sim, before, after) = all_but_one_stop(1_600_000);
+    // The stalled streams keep the growth budget (credit is never
+    // reneged), but every slot's promised initial window costs no growth:
+    // the last reader gets at least that much every RTT.
+    assert!(before > INITIAL, "{before}");
+    let raised = sim.changes_of(0, ChangeReason::Budget);
+    assert!(
+        after.iter().all(|&n| n >= INITIAL),
+        "read {after:?} per RTT (before {before}); committed {} budget {}; raised {:?}",
+        sim.rx.committed(),
+        sim.rx.budget(),
+        raised.iter().filter(|c| c.0 > 1000).collect::<Vec<_>>()
+    );
+    assert_eq!(sim.budget_violations, 0);
+}
