@@ -20,7 +20,7 @@ use clap::{
 use neqo_fc::Fraction;
 use neqo_fc_sim::{
     quic::cc::CcAlgorithm,
-    scenario::{ReaderSpeed, WorkloadKind},
+    scenario::{ReaderSpeed, Stall, WorkloadKind},
     trace::TraceLevel,
 };
 
@@ -31,8 +31,9 @@ use crate::{
     profiles::{self, PROFILES, PathSpec, Profile},
     report::RunReport,
     spec::{RunSpec, execute},
+    stall::parse_stall,
     table::{Align, Table},
-    tuners::{Overrides, TUNER_EXPECTED, TunerSpec},
+    tuners::{Overrides, TUNER_EXPECTED, TunerChoice, TunerSpec},
     units::{self, QueueSpec, UnitError},
     workloads::{MatrixWorkload, WorkloadSpec},
 };
@@ -67,8 +68,8 @@ fn workload_arg(s: &str) -> Result<MatrixWorkload, ArgError> {
     })
 }
 
-fn tuner_arg(s: &str) -> Result<TunerSpec, ArgError> {
-    TunerSpec::parse(s).map_err(ArgError)
+fn tuner_arg(s: &str) -> Result<TunerChoice, ArgError> {
+    TunerChoice::parse(s).map_err(ArgError)
 }
 
 fn unit_err(expected: &'static str, s: &str) -> UnitError {
@@ -138,6 +139,10 @@ fn streams_arg(s: &str) -> Result<u32, UnitError> {
         .and_then(|n| u32::try_from(n).ok())
         .filter(|n| (1..=MAX_STREAMS).contains(n))
         .ok_or_else(|| unit_err(E, s))
+}
+
+fn stall_arg(s: &str) -> Result<Stall, UnitError> {
+    parse_stall(s)
 }
 
 fn threads_arg(s: &str) -> Result<usize, UnitError> {
@@ -324,8 +329,12 @@ pub struct RunArgs {
     pub path: PathArgs,
     /// A matrix workload: bulk, small-msgs (1000 × 4 KiB), small-msgs-10
     /// (the same on 10 streams), large-msg (1 × 10 MiB), slow-reader (read
-    /// at 10 % of the link rate). Default: bulk, sized for the path.
-    #[arg(long, value_name = "NAME", value_parser = workload_arg, conflicts_with_all = ["size", "messages"])]
+    /// at 10 % of the link rate); many streams: many-100 (100 × 1 MiB),
+    /// many-1000 (1000 × 64 KiB), stall-mix (one bulk stream beside 50 ×
+    /// 1 MiB whose readers stall at 1s for 2s), stop-reading (10 streams,
+    /// the last stops reading at 1s for good). Default: bulk, sized for
+    /// the path.
+    #[arg(long, value_name = "NAME", value_parser = workload_arg, conflicts_with_all = ["size", "messages", "bulk_plus"])]
     pub workload: Option<MatrixWorkload>,
     /// Bulk transfer of this many bytes per stream: 1GiB, 100MB.
     #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, conflicts_with = "messages")]
@@ -336,14 +345,27 @@ pub struct RunArgs {
     /// Bytes per message: 4KiB, 10MiB.
     #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, requires = "messages")]
     pub message_size: Option<u64>,
-    /// Concurrent streams, each carrying the workload (default 1).
+    /// Concurrent streams (1..=10000), each carrying the workload (default
+    /// 1): `--streams 100 --size 1MiB` = 100 streams of 1 MiB.
     #[arg(long, value_name = "K", value_parser = streams_arg, allow_hyphen_values = true)]
     pub streams: Option<u32>,
+    /// Stream 0 carries BYTES, every other stream --size (one bulk transfer
+    /// beside many smaller ones): `--bulk-plus 256MiB --size 1MiB
+    /// --streams 51`.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, requires = "size")]
+    pub bulk_plus: Option<u64>,
+    /// The readers of the last N streams stop reading at START (default 1s)
+    /// for DURATION, or `forever` (the run then ends when the other streams
+    /// are read): 50:2s, 1:forever, 50:2s@500ms.
+    #[arg(long, value_name = "N:DURATION[@START]", value_parser = stall_arg, allow_hyphen_values = true)]
+    pub stall_readers: Option<Stall>,
     /// Receive-window strategy: default (ours), neqo, double (quiche,
     /// Chromium, ngtcp2), fixed:SIZE (static; fixed:1MiB = neqo before
-    /// tuning, fixed:256KiB = yamux), unlimited (upper bound).
-    #[arg(long, value_name = "NAME[:ARG]", value_parser = tuner_arg, default_value = "default")]
-    pub tuner: TunerSpec,
+    /// tuning, fixed:256KiB = yamux), unlimited (upper bound). Only default
+    /// bounds memory with a connection budget; add +budget to give one to
+    /// another (neqo+budget), -budget to take ours away (default-budget).
+    #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, default_value = "default")]
+    pub tuner: TunerChoice,
     /// Share of the window the reader must consume before a window update
     /// is sent: 1.0 = only when exhausted, 0.5, 0.25. Overrides the tuner's.
     #[arg(long, value_name = "F", value_parser = units::parse_fraction, allow_hyphen_values = true)]
@@ -389,19 +411,25 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Small matrix: residential-cable, gbit-50ms and lossy; bulk,
-    /// small-msgs-10 and slow-reader; quarter-size bulk transfers.
+    /// small-msgs-10 and slow-reader; quarter-size bulk transfers; and
+    /// many-100 and stall-mix on gbit-50ms and residential-cable with
+    /// default, default-budget, neqo and neqo+budget.
     #[arg(long)]
     pub quick: bool,
-    /// Only these profiles (repeatable or comma list).
+    /// Only these profiles (repeatable or comma list), in every section
+    /// (the many-streams section runs on gbit-50ms and residential-cable).
     #[arg(long, value_name = "NAME", value_parser = profile_arg, value_delimiter = ',')]
     pub profile: Vec<&'static Profile>,
-    /// Only these tuners (repeatable or comma list); any tuner name works,
-    /// e.g. fixed:64KiB. Default: default, neqo, double, fixed:1MiB,
-    /// fixed:256KiB, unlimited.
-    #[arg(long, value_name = "NAME[:ARG]", value_parser = tuner_arg, value_delimiter = ',')]
-    pub tuner: Vec<TunerSpec>,
+    /// Only these tuners (repeatable or comma list), in every section; any
+    /// tuner name works, e.g. fixed:64KiB, neqo+budget, default-budget.
+    /// Default: default, neqo, double, fixed:1MiB, fixed:256KiB, unlimited;
+    /// in the many-streams section default, default-budget, neqo,
+    /// neqo+budget, double, double+budget.
+    #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, value_delimiter = ',')]
+    pub tuner: Vec<TunerChoice>,
     /// Only these workloads (repeatable or comma list): bulk, small-msgs,
-    /// small-msgs-10, large-msg, slow-reader.
+    /// small-msgs-10, large-msg, slow-reader; many-streams section:
+    /// many-100, many-1000, stall-mix, stop-reading.
     #[arg(long, value_name = "NAME", value_parser = workload_arg, value_delimiter = ',')]
     pub workload: Vec<MatrixWorkload>,
     /// Worker threads (default: the number of cores). Results do not
@@ -544,11 +572,16 @@ impl RunArgs {
         let mut w = if let Some(named) = self.workload {
             named.on(path, false)
         } else if let Some(bytes) = self.size {
+            let (name, kind) = match self.bulk_plus {
+                Some(bulk) => ("bulk-plus", WorkloadKind::BulkPlus { bulk, each: bytes }),
+                None => ("bulk", WorkloadKind::Bulk { bytes }),
+            };
             WorkloadSpec {
-                name: "bulk".to_owned(),
-                kind: WorkloadKind::Bulk { bytes },
+                name: name.to_owned(),
+                kind,
                 streams: 1,
                 reader: ReaderSpeed::Unlimited,
+                stall: None,
             }
         } else if let (Some(count), Some(size)) = (self.messages, self.message_size) {
             WorkloadSpec {
@@ -556,6 +589,7 @@ impl RunArgs {
                 kind: WorkloadKind::Messages { count, size },
                 streams: 1,
                 reader: ReaderSpeed::Unlimited,
+                stall: None,
             }
         } else {
             MatrixWorkload::Bulk.on(path, false)
@@ -566,16 +600,31 @@ impl RunArgs {
         if let Some(rate) = self.reader_rate {
             w.reader = ReaderSpeed::Rate(rate);
         }
+        if let Some(stall) = self.stall_readers {
+            w.stall = Some(stall);
+        }
         w
     }
 
     /// The run these flags describe.
     ///
     /// # Errors
-    /// [`LabError::Flag`] for an incomplete custom path.
+    /// [`LabError::Flag`] for an incomplete custom path, or more stalled
+    /// readers than streams.
     pub fn spec(&self) -> Result<RunSpec, LabError> {
         let path = self.path.resolve()?;
         let workload = self.workload(&path);
+        if let Some(stall) = workload.stall
+            && stall.streams > workload.streams
+        {
+            return Err(LabError::flag(
+                "--stall-readers",
+                format!(
+                    "expected at most as many stalled readers as streams ({}), got {}",
+                    workload.streams, stall.streams
+                ),
+            ));
+        }
         let mut spec = RunSpec::new(path, workload, self.tuner);
         spec.overrides = Overrides {
             update_fraction: self.update_fraction,
@@ -596,7 +645,7 @@ impl RunArgs {
 
 fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
     let spec = a.spec()?;
-    if matches!(spec.tuner, TunerSpec::Unlimited) && a.initial_window.is_some() {
+    if spec.tuner.base == TunerSpec::Unlimited && a.initial_window.is_some() {
         return Err(LabError::flag(
             "--initial-window",
             "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
@@ -717,12 +766,37 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
     lines.push((
         "peak memory",
         format!(
-            "receive buffer {} ({} x BDP), credit outstanding {}",
+            "receive buffer {} ({} x BDP), credit outstanding {} ({} x BDP)",
             format::bytes(r.peak_recv_buffer_bytes),
             format::ratio(r.buffer_bdp()),
-            format::bytes(r.peak_total_credit_bytes)
+            format::bytes(r.peak_total_credit_bytes),
+            format::ratio(r.credit_bdp())
         ),
     ));
+    lines.push((
+        "budget",
+        if r.memory_budget {
+            format!(
+                "peak {} ({} x BDP), {} violations",
+                format::bytes(r.peak_budget_bytes),
+                format::ratio(r.budget_bdp()),
+                r.budget_violations
+            )
+        } else {
+            "none".to_owned()
+        },
+    ));
+    if let Some(stall) = &spec.workload.stall {
+        lines.push((
+            "stall",
+            format!(
+                "{}: the other streams read at {}",
+                crate::stall::describe(stall),
+                r.stall_goodput_bps
+                    .map_or_else(|| "-".to_owned(), format::rate)
+            ),
+        ));
+    }
     lines.push((
         "fc blocked",
         format!(
@@ -784,22 +858,14 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
     } else {
         Matrix::full()
     };
-    if !a.profile.is_empty() {
-        matrix.profiles.clone_from(&a.profile);
-    }
-    if !a.workload.is_empty() {
-        matrix.workloads.clone_from(&a.workload);
-    }
-    if !a.tuner.is_empty() {
-        matrix.tuners.clone_from(&a.tuner);
-    }
+    matrix.filter(&a.profile, &a.workload, &a.tuner);
     matrix.seed = a.seed;
     matrix.cc = a.cc.into();
     matrix.overrides = Overrides {
         update_fraction: a.update_fraction,
         initial_window: a.initial_window,
     };
-    if a.initial_window.is_some() && matrix.tuners.contains(&TunerSpec::Unlimited) {
+    if a.initial_window.is_some() && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited) {
         return Err(LabError::flag(
             "--initial-window",
             format!(
@@ -1062,6 +1128,106 @@ mod tests {
     }
 
     #[test]
+    fn many_streams_flags() {
+        let path = profiles::find("gbit-50ms").unwrap().path();
+        // The brief's first workload: 100 concurrent streams of 1 MiB.
+        let w = run_args(&["--streams", "100", "--size", "1MiB"]).workload(&path);
+        assert_eq!(w.kind, WorkloadKind::Bulk { bytes: 1 << 20 });
+        assert_eq!((w.streams, w.stall), (100, None));
+        assert_eq!(w, MatrixWorkload::Many100.on(&path, false).renamed("bulk"));
+
+        let a = run_args(&[
+            "--streams",
+            "51",
+            "--size",
+            "1MiB",
+            "--bulk-plus",
+            "477MiB",
+            "--stall-readers",
+            "50:2s",
+        ]);
+        let w = a.workload(&path);
+        assert_eq!(
+            w,
+            MatrixWorkload::StallMix
+                .on(&path, false)
+                .renamed("bulk-plus")
+        );
+        let w = run_args(&["--workload", "stop-reading"]).workload(&path);
+        assert_eq!(w.streams, 10);
+        let stall = w.stall.unwrap();
+        assert!(stall.permanent());
+        let w = run_args(&["--workload", "many-100", "--stall-readers", "1:forever@2s"])
+            .workload(&path);
+        assert_eq!(w.stall.unwrap().start, Duration::from_secs(2));
+
+        let a = run_args(&["--tuner", "neqo+budget"]);
+        assert_eq!(a.tuner, TunerChoice::with_budget(TunerSpec::Neqo, true));
+        let a = run_args(&["--tuner", "default-budget"]);
+        assert_eq!(a.tuner.name(), "default-budget");
+
+        // More stalled readers than streams: one line naming the flag.
+        let a = run_args(&[
+            "--profile",
+            "gbit-50ms",
+            "--streams",
+            "2",
+            "--stall-readers",
+            "3:1s",
+        ]);
+        assert_eq!(
+            a.spec().unwrap_err().to_string(),
+            "--stall-readers: expected at most as many stalled readers as streams (2), got 3"
+        );
+        for (args, want) in [
+            (
+                &["run", "--stall-readers", "50"][..],
+                "error: --stall-readers: expected N:DURATION[@START]",
+            ),
+            (
+                &["run", "--stall-readers", "0:2s"],
+                "error: --stall-readers: expected N:DURATION[@START]",
+            ),
+            (
+                &["run", "--bulk-plus", "1MiB"],
+                "error: the following required arguments were not provided: --size",
+            ),
+            (
+                &["run", "--bulk-plus", "0", "--size", "1MiB"],
+                "error: --bulk-plus: expected a positive size",
+            ),
+            (
+                &["run", "--tuner", "neqo+budgets"],
+                "error: --tuner: expected default, neqo",
+            ),
+            (
+                &["run", "--tuner", "unlimited+budget"],
+                "error: --tuner: the unlimited tuner takes no budget",
+            ),
+            (
+                &["compare", "--tuner", "default,double+"],
+                "error: --tuner: expected default, neqo",
+            ),
+            (
+                &[
+                    "run",
+                    "--workload",
+                    "stall-mix",
+                    "--bulk-plus",
+                    "1MiB",
+                    "--size",
+                    "1MiB",
+                ],
+                "error: the argument '--workload <NAME>' cannot be used with",
+            ),
+        ] {
+            let e = parse(args).unwrap_err();
+            assert!(e.starts_with(want), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
     fn run_spec_from_flags() {
         let a = run_args(&[
             "--profile",
@@ -1080,7 +1246,7 @@ mod tests {
             "full",
         ]);
         let s = a.spec().unwrap();
-        assert_eq!(s.tuner, TunerSpec::Fixed(256 << 10));
+        assert_eq!(s.tuner, TunerSpec::Fixed(256 << 10).into());
         assert_eq!(s.overrides.update_fraction, Some(Fraction::ONE));
         assert_eq!(s.seed, 9);
         assert_eq!(s.cc, CcAlgorithm::NewReno);

@@ -23,20 +23,38 @@ use crate::{
     report::RunReport,
     spec::{RunSpec, execute, sanitize},
     table::{Align, Table},
-    tuners::{Overrides, TunerSpec},
+    tuners::{Overrides, TunerChoice, TunerSpec},
     workloads::MatrixWorkload,
 };
 
-/// Which runs a comparison makes. Invariant: no list is empty when
-/// [`Matrix::specs`] is called from the CLI (filters are checked there).
-#[derive(Clone, Debug)]
-pub struct Matrix {
+/// One block of the comparison: every profile × workload × tuner in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    /// `main` or `many-streams` (for the report's header).
+    pub name: &'static str,
     /// Network paths.
     pub profiles: Vec<&'static Profile>,
     /// Workloads.
     pub workloads: Vec<MatrixWorkload>,
     /// Strategies, in table order.
-    pub tuners: Vec<TunerSpec>,
+    pub tuners: Vec<TunerChoice>,
+}
+
+impl Section {
+    /// Runs in this section.
+    #[must_use]
+    pub fn runs(&self) -> usize {
+        self.profiles.len() * self.workloads.len() * self.tuners.len()
+    }
+}
+
+/// Which runs a comparison makes: its sections, in order, and what every
+/// run shares. Invariant: no section has an empty list (filters drop
+/// sections they empty).
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    /// The main matrix, then the many-streams section.
+    pub sections: Vec<Section>,
     /// Quarter-size bulk transfers.
     pub quick: bool,
     /// PRNG seed of every run.
@@ -55,16 +73,50 @@ pub const QUICK_WORKLOADS: [MatrixWorkload; 3] = [
     MatrixWorkload::SmallMsgs10,
     MatrixWorkload::SlowReader,
 ];
+/// Profiles of the many-streams section (full and quick).
+pub const MANY_STREAMS_PROFILES: [&str; 2] = ["gbit-50ms", "residential-cable"];
+/// Workloads of the many-streams section with `--quick`.
+pub const QUICK_MANY_STREAMS_WORKLOADS: [MatrixWorkload; 2] =
+    [MatrixWorkload::Many100, MatrixWorkload::StallMix];
+/// Strategies of the many-streams section with `--quick`: ours with and
+/// without the budget, neqo without and with it.
+pub const QUICK_MANY_STREAMS_TUNERS: [TunerChoice; 4] = [
+    TunerChoice::MANY_STREAMS[0],
+    TunerChoice::MANY_STREAMS[1],
+    TunerChoice::MANY_STREAMS[2],
+    TunerChoice::MANY_STREAMS[3],
+];
+
+/// The profiles called `names`, in that order (unknown names skipped).
+fn profiles_named(names: &[&str]) -> Vec<&'static Profile> {
+    names
+        .iter()
+        .filter_map(|n| PROFILES.iter().find(|p| p.name == *n))
+        .collect()
+}
 
 impl Matrix {
-    /// The default matrix: every profile, every workload, the six matrix
-    /// tuners.
+    /// The default matrix: every profile × the classic workloads × the six
+    /// matrix tuners, then the many-streams section (gbit-50ms and
+    /// residential-cable × the four many-streams workloads × `default`,
+    /// `neqo` and `double` with and without the budget).
     #[must_use]
     pub fn full() -> Self {
         Self {
-            profiles: PROFILES.iter().collect(),
-            workloads: MatrixWorkload::ALL.to_vec(),
-            tuners: TunerSpec::MATRIX.to_vec(),
+            sections: vec![
+                Section {
+                    name: "main",
+                    profiles: PROFILES.iter().collect(),
+                    workloads: MatrixWorkload::CLASSIC.to_vec(),
+                    tuners: TunerSpec::MATRIX.map(TunerChoice::from).to_vec(),
+                },
+                Section {
+                    name: "many-streams",
+                    profiles: profiles_named(&MANY_STREAMS_PROFILES),
+                    workloads: MatrixWorkload::MANY_STREAMS.to_vec(),
+                    tuners: TunerChoice::MANY_STREAMS.to_vec(),
+                },
+            ],
             quick: false,
             seed: 1,
             cc: CcAlgorithm::Cubic,
@@ -72,35 +124,83 @@ impl Matrix {
         }
     }
 
-    /// The `--quick` matrix: three profiles, three workloads, quarter-size
-    /// bulk transfers, all six tuners.
+    /// The `--quick` matrix: three profiles × three workloads × six tuners
+    /// with quarter-size bulk transfers, and a reduced many-streams section
+    /// (`many-100` and `stall-mix` × four tuners).
     #[must_use]
     pub fn quick() -> Self {
         Self {
-            profiles: PROFILES
-                .iter()
-                .filter(|p| QUICK_PROFILES.contains(&p.name))
-                .collect(),
-            workloads: QUICK_WORKLOADS.to_vec(),
+            sections: vec![
+                Section {
+                    name: "main",
+                    profiles: profiles_named(&QUICK_PROFILES),
+                    workloads: QUICK_WORKLOADS.to_vec(),
+                    tuners: TunerSpec::MATRIX.map(TunerChoice::from).to_vec(),
+                },
+                Section {
+                    name: "many-streams",
+                    profiles: profiles_named(&MANY_STREAMS_PROFILES),
+                    workloads: QUICK_MANY_STREAMS_WORKLOADS.to_vec(),
+                    tuners: QUICK_MANY_STREAMS_TUNERS.to_vec(),
+                },
+            ],
             quick: true,
             ..Self::full()
         }
     }
 
-    /// One spec per (profile, workload, tuner), in that nesting order.
+    /// Applies `compare`'s filters; an empty list keeps what the section
+    /// has. Profiles and tuners replace every section's; workloads go to
+    /// the section they belong to (classic ones to `main`, many-streams
+    /// ones to `many-streams`), and a section left without workloads is
+    /// dropped.
+    pub fn filter(
+        &mut self,
+        profiles: &[&'static Profile],
+        workloads: &[MatrixWorkload],
+        tuners: &[TunerChoice],
+    ) {
+        for section in &mut self.sections {
+            if !profiles.is_empty() {
+                section.profiles = profiles.to_vec();
+            }
+            if !tuners.is_empty() {
+                section.tuners = tuners.to_vec();
+            }
+            if !workloads.is_empty() {
+                let many = section.name == "many-streams";
+                section.workloads = workloads
+                    .iter()
+                    .copied()
+                    .filter(|w| w.is_many_streams() == many)
+                    .collect();
+            }
+        }
+        self.sections.retain(|s| s.runs() > 0);
+    }
+
+    /// Every strategy of every section.
+    pub fn tuners(&self) -> impl Iterator<Item = &TunerChoice> {
+        self.sections.iter().flat_map(|s| &s.tuners)
+    }
+
+    /// One spec per (profile, workload, tuner), section by section, in
+    /// that nesting order.
     #[must_use]
     pub fn specs(&self) -> Vec<RunSpec> {
         let mut specs = Vec::new();
-        for profile in &self.profiles {
-            let path = profile.path();
-            for workload in &self.workloads {
-                let w = workload.on(&path, self.quick);
-                for tuner in &self.tuners {
-                    let mut spec = RunSpec::new(path.clone(), w.clone(), *tuner);
-                    spec.seed = self.seed;
-                    spec.cc = self.cc;
-                    spec.overrides = self.overrides;
-                    specs.push(spec);
+        for section in &self.sections {
+            for profile in &section.profiles {
+                let path = profile.path();
+                for workload in &section.workloads {
+                    let w = workload.on(&path, self.quick);
+                    for tuner in &section.tuners {
+                        let mut spec = RunSpec::new(path.clone(), w.clone(), *tuner);
+                        spec.seed = self.seed;
+                        spec.cc = self.cc;
+                        spec.overrides = self.overrides;
+                        specs.push(spec);
+                    }
                 }
             }
         }
@@ -170,7 +270,7 @@ fn groups(reports: &[RunReport]) -> Vec<&[RunReport]> {
 }
 
 /// Best (smallest) completion time among the group's successful runs.
-fn best_time(group: &[RunReport]) -> Option<f64> {
+pub(crate) fn best_time(group: &[RunReport]) -> Option<f64> {
     group
         .iter()
         .filter(|r| r.ok() && r.duration_s > 0.0)
@@ -183,15 +283,31 @@ fn best_time(group: &[RunReport]) -> Option<f64> {
 #[must_use]
 #[allow(clippy::cast_precision_loss)]
 pub fn group_title(r: &RunReport) -> String {
-    let per_stream = r.expected_bytes / u64::from(r.streams.max(1));
-    let mut s = format!(
-        "{} / {}: {} on {} stream{}",
-        r.profile,
-        r.workload,
-        format::bytes(per_stream),
-        r.streams,
-        if r.streams == 1 { "" } else { "s" }
-    );
+    let plural = if r.streams == 1 { "" } else { "s" };
+    let stall = r
+        .stall
+        .as_deref()
+        .and_then(|s| crate::stall::parse_stall(s).ok());
+    let mut s = if let Some(stall) = stall {
+        // Streams may differ in size (`stall-mix`): give the total.
+        format!(
+            "{} / {}: {} in all on {} stream{plural}; {}",
+            r.profile,
+            r.workload,
+            format::bytes(r.expected_bytes),
+            r.streams,
+            crate::stall::describe(&stall)
+        )
+    } else {
+        let per_stream = r.expected_bytes / u64::from(r.streams.max(1));
+        format!(
+            "{} / {}: {} on {} stream{plural}",
+            r.profile,
+            r.workload,
+            format::bytes(per_stream),
+            r.streams,
+        )
+    };
     if let Some(rate) = r.reader_rate_bps {
         s.push_str(&format!(", reader {}", format::rate(rate as f64)));
     }
@@ -207,9 +323,51 @@ pub fn group_title(r: &RunReport) -> String {
     s
 }
 
-/// The per-group table: one row per tuner.
+/// The note of a row: the error, or what an incomplete run delivered.
+pub(crate) fn note(r: &RunReport) -> String {
+    let mut note = match (&r.error, r.completed) {
+        (Some(e), _) => format!("error: {e}"),
+        (None, false) => format!(
+            "incomplete: {} of {}",
+            format::bytes(r.bytes),
+            format::bytes(r.expected_bytes)
+        ),
+        (None, true) => String::new(),
+    };
+    if r.budget_violations > 0 {
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        note.push_str(&format!("{} budget violations", r.budget_violations));
+    }
+    note
+}
+
+/// Time relative to the group's fastest successful run (`-` for a run that
+/// did not deliver).
+pub(crate) fn time_ratio(r: &RunReport, best: Option<f64>) -> String {
+    match best {
+        Some(b) if r.ok() => format::ratio(r.duration_s / b),
+        _ => "-".to_owned(),
+    }
+}
+
+/// True for a group of the many-streams section (or any run with stalled
+/// readers): its table shows memory instead of windows.
+#[must_use]
+pub fn is_memory_group(group: &[RunReport]) -> bool {
+    group.iter().any(|r| {
+        r.stall.is_some() || MatrixWorkload::find(&r.workload).is_some_and(|w| w.is_many_streams())
+    })
+}
+
+/// The per-group table: one row per tuner ([`crate::memory::memory_table`]
+/// for many-streams groups).
 #[must_use]
 pub fn group_table(group: &[RunReport]) -> Table {
+    if is_memory_group(group) {
+        return crate::memory::memory_table(group);
+    }
     let mut t = Table::new(&[
         ("tuner", Align::Left),
         ("ratio", Align::Right),
@@ -223,29 +381,16 @@ pub fn group_table(group: &[RunReport]) -> Table {
     ]);
     let best = best_time(group);
     for r in group {
-        let ratio = match best {
-            Some(b) if r.ok() => format::ratio(r.duration_s / b),
-            _ => "-".to_owned(),
-        };
-        let note = match (&r.error, r.completed) {
-            (Some(e), _) => format!("error: {e}"),
-            (None, false) => format!(
-                "incomplete: {} of {}",
-                format::bytes(r.bytes),
-                format::bytes(r.expected_bytes)
-            ),
-            (None, true) => String::new(),
-        };
         t.push(vec![
             r.tuner.clone(),
-            ratio,
+            time_ratio(r, best),
             format::seconds(Duration::from_secs_f64(r.duration_s.max(0.0))),
             format::rate(r.goodput_bps),
             format::ratio(r.window_bdp()),
             format::bytes(r.peak_recv_buffer_bytes),
             r.drops.to_string(),
             format::seconds(Duration::from_secs_f64(r.fc_blocked_s.max(0.0))),
-            note,
+            note(r),
         ]);
     }
     t
@@ -281,24 +426,37 @@ congestion window but no flow-control credit.";
 pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> String {
     let mut md = String::from("# fc-lab comparison\n\n");
     md.push_str(&format!(
-        "{} runs: {} profiles × {} workloads × {} tuners ({}); seed {}, {}{}.\n\n",
+        "{} runs; seed {}, {}{}.\n\n",
         reports.len(),
-        matrix.profiles.len(),
-        matrix.workloads.len(),
-        matrix.tuners.len(),
-        matrix
-            .tuners
-            .iter()
-            .map(TunerSpec::name)
-            .collect::<Vec<_>>()
-            .join(", "),
         matrix.seed,
         matrix.cc.name(),
         if matrix.quick { ", quick sizes" } else { "" },
     ));
+    for section in &matrix.sections {
+        md.push_str(&format!(
+            "- {}: {} profiles × {} workloads × {} tuners ({}) = {} runs\n",
+            section.name,
+            section.profiles.len(),
+            section.workloads.len(),
+            section.tuners.len(),
+            section
+                .tuners
+                .iter()
+                .map(TunerChoice::name)
+                .collect::<Vec<_>>()
+                .join(", "),
+            section.runs()
+        ));
+    }
+    md.push('\n');
     md.push_str(COLUMNS);
+    if groups(reports).into_iter().any(is_memory_group) {
+        md.push_str("\n\nMany-streams tables: ");
+        md.push_str(crate::memory::MEMORY_COLUMNS);
+    }
     md.push_str("\n\nAll numbers are simulated (deterministic); `report.json` has every field.\n");
     md.push_str(&summary_markdown(reports));
+    md.push_str(&crate::memory::memory_markdown(reports));
     md.push_str("\n# Every run\n");
     for group in groups(reports) {
         md.push_str(&format!("\n## {}\n\n", group_title(&group[0])));
@@ -327,26 +485,52 @@ fn distinct(reports: &[RunReport], key: fn(&RunReport) -> &str) -> Vec<&str> {
     seen
 }
 
+/// What the second value of a summary cell is, by workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Second {
+    /// Peak stream window / BDP (bulk-like workloads).
+    Window,
+    /// Peak receive buffer (rate-limited reader).
+    Buffer,
+    /// Peak credit outstanding over all streams / BDP (many streams).
+    Credit,
+}
+
 /// One Markdown matrix per workload: a row per profile, a column per
-/// tuner, each cell `goodput · peak window / BDP` — or `goodput · peak
-/// receive buffer` for a rate-limited reader, where memory is the question
+/// tuner (those that ran it), each cell `goodput · peak window / BDP` —
+/// `goodput · peak receive buffer` for a rate-limited reader,
+/// `goodput · peak total credit / BDP` for the many-streams workloads,
+/// and `stall goodput · peak receive buffer` with stalled readers
 /// (`failed` / `incomplete` when the run did not deliver everything). The
 /// README's results table.
 #[must_use]
 pub fn summary_markdown(reports: &[RunReport]) -> String {
-    let tuners = distinct(reports, |r| &r.tuner);
     let mut md = String::new();
     for workload in distinct(reports, |r| &r.workload) {
         let rows: Vec<&RunReport> = reports.iter().filter(|r| r.workload == workload).collect();
-        // With a rate-limited reader the question is memory, not window.
-        let reader_limited = rows.iter().all(|r| r.reader_rate_bps.is_some());
-        let second = if reader_limited {
-            "peak receive buffer"
+        let mut tuners: Vec<&str> = Vec::new();
+        for r in &rows {
+            if !tuners.contains(&r.tuner.as_str()) {
+                tuners.push(&r.tuner);
+            }
+        }
+        let stalled = rows.iter().all(|r| r.stall.is_some());
+        // With stalled or rate-limited readers the question is memory.
+        let second = if stalled || rows.iter().all(|r| r.reader_rate_bps.is_some()) {
+            Second::Buffer
+        } else if MatrixWorkload::find(workload).is_some_and(MatrixWorkload::is_many_streams) {
+            Second::Credit
         } else {
-            "peak stream window / BDP"
+            Second::Window
+        };
+        let first = if stalled { "stall goodput" } else { "goodput" };
+        let second_name = match second {
+            Second::Window => "peak stream window / BDP",
+            Second::Buffer => "peak receive buffer",
+            Second::Credit => "peak total credit / BDP",
         };
         md.push_str(&format!(
-            "\n## Summary: {workload} (goodput · {second})\n\n"
+            "\n## Summary: {workload} ({first} · {second_name})\n\n"
         ));
         let mut columns: Vec<(&str, Align)> = vec![("profile", Align::Left)];
         columns.extend(tuners.iter().map(|t| (*t, Align::Right)));
@@ -365,11 +549,16 @@ pub fn summary_markdown(reports: &[RunReport]) -> String {
                         (None, false) => "incomplete".to_owned(),
                         (None, true) => format!(
                             "{} · {}",
-                            format::rate(r.goodput_bps),
-                            if reader_limited {
-                                format::bytes(r.peak_recv_buffer_bytes)
+                            if stalled {
+                                r.stall_goodput_bps
+                                    .map_or_else(|| "-".to_owned(), format::rate)
                             } else {
-                                format::ratio(r.window_bdp())
+                                format::rate(r.goodput_bps)
+                            },
+                            match second {
+                                Second::Window => format::ratio(r.window_bdp()),
+                                Second::Buffer => format::bytes(r.peak_recv_buffer_bytes),
+                                Second::Credit => format::ratio(r.credit_bdp()),
                             }
                         ),
                     });
@@ -390,28 +579,25 @@ fn write_file(path: &Path, contents: &str) -> Result<(), LabError> {
 }
 
 /// Draws the report's bar charts into `dir`: for each workload, goodput as
-/// a share of the link rate and peak stream window / BDP, by profile and
+/// a share of the link rate and peak stream window / BDP (peak credit over
+/// all streams / BDP for the many-streams workloads), by profile and
 /// tuner. Returns the files written.
 ///
 /// # Errors
 /// [`LabError::Plot`] when a file cannot be written.
 pub fn write_plots(dir: &Path, reports: &[RunReport]) -> Result<Vec<PathBuf>, LabError> {
-    let mut workloads: Vec<&str> = Vec::new();
-    let mut profiles: Vec<&str> = Vec::new();
-    let mut tuners: Vec<&str> = Vec::new();
-    for r in reports {
-        for (list, v) in [
-            (&mut workloads, &r.workload),
-            (&mut profiles, &r.profile),
-            (&mut tuners, &r.tuner),
-        ] {
-            if !list.contains(&v.as_str()) {
-                list.push(v);
-            }
-        }
-    }
+    let workloads = distinct(reports, |r| &r.workload);
+    let profiles = distinct(reports, |r| &r.profile);
     let mut files = Vec::new();
     for workload in workloads {
+        let tuners = distinct(reports, |r| &r.tuner)
+            .into_iter()
+            .filter(|t| {
+                reports
+                    .iter()
+                    .any(|r| r.workload == workload && r.tuner == *t)
+            })
+            .collect::<Vec<_>>();
         let cats: Vec<&str> = profiles
             .iter()
             .copied()
@@ -452,13 +638,31 @@ pub fn write_plots(dir: &Path, reports: &[RunReport]) -> Result<Vec<PathBuf>, La
         )?;
         files.push(goodput);
 
-        let window = dir.join(format!("window-{stem}.svg"));
+        // Many streams: the memory question is the credit over all
+        // streams, not one stream's window.
+        let many = MatrixWorkload::find(workload).is_some_and(MatrixWorkload::is_many_streams);
+        let (file, title, axis, metric): (_, _, _, fn(&RunReport) -> f64) = if many {
+            (
+                format!("credit-{stem}.svg"),
+                format!("{workload}: peak credit over all streams / BDP (log scale)"),
+                "peak total credit / BDP",
+                RunReport::credit_bdp,
+            )
+        } else {
+            (
+                format!("window-{stem}.svg"),
+                format!("{workload}: peak stream window / BDP (log scale)"),
+                "peak stream receive window / BDP",
+                RunReport::window_bdp,
+            )
+        };
+        let window = dir.join(file);
         plot::bar_chart(
             &window,
-            &format!("{workload}: peak stream window / BDP (log scale)"),
-            "peak stream receive window / BDP",
+            &title,
+            axis,
             &categories,
-            &series(&RunReport::window_bdp),
+            &series(&metric),
             Scale::Log {
                 min: 0.01,
                 max: 1000.0,
@@ -514,21 +718,74 @@ mod tests {
     fn full_matrix_shape() {
         let m = Matrix::full();
         let specs = m.specs();
-        assert_eq!(specs.len(), 13 * 5 * 6);
+        assert_eq!(specs.len(), 13 * 5 * 6 + 2 * 4 * 6);
         assert_eq!(specs[0].path.name, "satellite");
         assert_eq!(specs[0].workload.name, "bulk");
-        assert_eq!(specs[0].tuner, TunerSpec::Default);
-        assert_eq!(specs[5].tuner, TunerSpec::Unlimited);
+        assert_eq!(specs[0].tuner, TunerSpec::Default.into());
+        assert_eq!(specs[5].tuner, TunerSpec::Unlimited.into());
         assert_eq!(specs[6].workload.name, "small-msgs");
+        // The many-streams section follows the main matrix.
+        let many = &specs[13 * 5 * 6..];
+        assert_eq!(many[0].path.name, "gbit-50ms");
+        assert_eq!(many[0].workload.name, "many-100");
+        assert_eq!(
+            many[..6].iter().map(|s| s.tuner.name()).collect::<Vec<_>>(),
+            [
+                "default",
+                "default-budget",
+                "neqo",
+                "neqo+budget",
+                "double",
+                "double+budget"
+            ]
+        );
+        assert_eq!(many[6].workload.name, "many-1000");
+        assert_eq!(many[24].path.name, "residential-cable");
+        assert!(many.iter().all(|s| s.workload.streams >= 10));
         let q = Matrix::quick().specs();
-        assert_eq!(q.len(), 3 * 3 * 6);
+        assert_eq!(q.len(), 3 * 3 * 6 + 2 * 2 * 4);
         assert!(q.iter().all(|s| s.seed == 1));
+        assert_eq!(q[54].workload.name, "many-100");
+        assert_eq!(q[58].workload.name, "stall-mix");
+    }
+
+    #[test]
+    fn filters_route_workloads_to_their_section() {
+        let cable = crate::profiles::find("residential-cable").unwrap();
+        let neqo_b = TunerChoice::parse("neqo+budget").unwrap();
+        // Classic workloads only: the many-streams section is dropped.
+        let mut m = Matrix::full();
+        m.filter(&[cable], &[MatrixWorkload::SmallMsgs], &[]);
+        assert_eq!(m.sections.len(), 1);
+        assert_eq!(m.specs().len(), 6);
+        // Many-streams workloads only: the main section is dropped.
+        let mut m = Matrix::full();
+        m.filter(
+            &[],
+            &[MatrixWorkload::Many100, MatrixWorkload::Bulk],
+            &[neqo_b],
+        );
+        assert_eq!(m.sections.len(), 2);
+        let specs = m.specs();
+        assert_eq!(specs.len(), 13 + 2);
+        assert!(specs.iter().all(|s| s.tuner == neqo_b));
+        assert_eq!(specs[13].workload.name, "many-100");
+        // Profiles replace every section's.
+        let mut m = Matrix::quick();
+        m.filter(&[cable], &[], &[]);
+        assert_eq!(m.specs().len(), 3 * 6 + 2 * 4);
+        assert_eq!(m.tuners().count(), 6 + 4);
+        // A classic workload outside the quick list still runs.
+        let mut m = Matrix::quick();
+        m.filter(&[], &[MatrixWorkload::LargeMsg], &[]);
+        assert_eq!(m.sections.len(), 1);
+        assert_eq!(m.specs().len(), 3 * 6);
     }
 
     fn report(profile: &str, workload: &str, tuner: &str, secs: f64, ok: bool) -> RunReport {
         let path = crate::profiles::find("gbit-50ms").unwrap().path();
         let w = MatrixWorkload::Bulk.on(&path, true);
-        let spec = RunSpec::new(path, w, TunerSpec::parse(tuner).unwrap());
+        let spec = RunSpec::new(path, w, TunerChoice::parse(tuner).unwrap());
         let mut r = RunReport::failed(&spec, String::new());
         r.profile = profile.into();
         r.workload = workload.into();

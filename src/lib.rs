@@ -1,7 +1,8 @@
 //! `fc-lab`: the lab that measures QUIC receive-window strategies on the
 //! `neqo-fc-sim` simulator — one run ([`spec::execute`]), the comparison
-//! matrix ([`compare`]), built-in network paths ([`profiles`]), peer
-//! tuners ([`tuners`]), tables, JSON ([`report::RunReport`]), SVG plots
+//! matrix ([`compare`]) and its many-streams memory summary
+//! ([`memory`]), built-in network paths ([`profiles`]), peer tuners
+//! ([`tuners`]), stalled readers ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
 //! ([`plot`]) and qlog traces ([`qlog`]).
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
@@ -13,11 +14,13 @@ pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod format;
+pub mod memory;
 pub mod plot;
 pub mod profiles;
 pub mod qlog;
 pub mod report;
 pub mod spec;
+pub mod stall;
 pub mod table;
 pub mod tuners;
 pub mod units;

@@ -54,6 +54,11 @@ pub struct RunReport {
     pub cc: String,
     /// Share of the window retired before an update is sent.
     pub update_fraction: f64,
+    /// The connection memory budget was on (`default`, `…+budget`).
+    pub memory_budget: bool,
+    /// Stalled readers as `N:DURATION@START` (`50:2s@1s`, `1:forever@1s`);
+    /// `null` when every reader keeps reading.
+    pub stall: Option<String>,
     /// Initial stream window advertised.
     pub initial_stream_window_bytes: u64,
     /// Largest stream receive window at the client.
@@ -173,6 +178,7 @@ impl RunReport {
     fn base(spec: &RunSpec, scenario: &Scenario) -> Self {
         let mut r = Self::base_without_scenario(spec);
         r.update_fraction = scenario.fc.update_fraction.as_f64();
+        r.memory_budget = scenario.fc.budget.is_some();
         r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
         r
     }
@@ -201,6 +207,8 @@ impl RunReport {
             },
             cc: spec.cc.name().to_owned(),
             update_fraction: 0.0,
+            memory_budget: spec.tuner.budget,
+            stall: spec.workload.stall.as_ref().map(crate::stall::stall_name),
             initial_stream_window_bytes: 0,
             peak_stream_window_bytes: 0,
             peak_conn_window_bytes: 0,
@@ -236,6 +244,20 @@ impl RunReport {
         self.peak_stream_window_bytes as f64 / self.bdp_bytes as f64
     }
 
+    /// Peak credit outstanding over all streams as a multiple of the BDP.
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn credit_bdp(&self) -> f64 {
+        self.peak_total_credit_bytes as f64 / self.bdp_bytes as f64
+    }
+
+    /// Peak memory budget as a multiple of the BDP (0 without a budget).
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)]
+    pub fn budget_bdp(&self) -> f64 {
+        self.peak_budget_bytes as f64 / self.bdp_bytes as f64
+    }
+
     /// Peak receive buffer as a multiple of the BDP.
     #[must_use]
     #[allow(clippy::cast_precision_loss)]
@@ -254,5 +276,38 @@ impl RunReport {
     #[must_use]
     pub fn ok(&self) -> bool {
         self.completed && self.error.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{profiles::find, tuners::TunerChoice, workloads::MatrixWorkload};
+
+    #[test]
+    fn budget_and_stall_fields_follow_the_spec() {
+        let path = find("gbit-50ms").unwrap().path();
+        let w = MatrixWorkload::StallMix.on(&path, false);
+        let spec = RunSpec::new(path, w, TunerChoice::parse("neqo+budget").unwrap());
+        let mut r = RunReport::failed(&spec, "x".to_owned());
+        assert!(r.memory_budget);
+        assert_eq!(r.stall.as_deref(), Some("50:2s@1s"));
+        assert_eq!(r.tuner, "neqo+budget");
+        assert_eq!(r.bdp_bytes, 6_250_000);
+        r.peak_total_credit_bytes = 12_500_000;
+        r.peak_budget_bytes = 3_125_000;
+        assert_eq!(r.credit_bdp(), 2.0);
+        assert_eq!(r.budget_bdp(), 0.5);
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["stall"], "50:2s@1s");
+        assert_eq!(json["memory_budget"], true);
+        assert!(json["stall_goodput_bps"].is_null());
+
+        let path = find("gbit-50ms").unwrap().path();
+        let w = MatrixWorkload::Many100.on(&path, false);
+        let off = RunSpec::new(path, w, TunerChoice::parse("default-budget").unwrap());
+        let r = RunReport::failed(&off, "x".to_owned());
+        assert!(!r.memory_budget);
+        assert_eq!(r.stall, None);
     }
 }

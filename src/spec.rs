@@ -13,7 +13,7 @@ use crate::{
     error::LabError,
     profiles::PathSpec,
     report::RunReport,
-    tuners::{Overrides, TunerSpec},
+    tuners::{Overrides, TunerChoice},
     workloads::WorkloadSpec,
 };
 
@@ -24,8 +24,8 @@ pub struct RunSpec {
     pub path: PathSpec,
     /// What is sent and how it is read.
     pub workload: WorkloadSpec,
-    /// The receive-window strategy.
-    pub tuner: TunerSpec,
+    /// The receive-window strategy and whether the memory budget is on.
+    pub tuner: TunerChoice,
     /// `--update-fraction`, `--initial-window`.
     pub overrides: Overrides,
     /// Congestion control at the sender.
@@ -41,13 +41,15 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// A run with seed 1, CUBIC, no overrides, no tracing.
+    /// A run with seed 1, CUBIC, no overrides, no tracing. `tuner` is a
+    /// [`TunerChoice`] or a [`crate::tuners::TunerSpec`] (with its own
+    /// budget setting).
     #[must_use]
-    pub fn new(path: PathSpec, workload: WorkloadSpec, tuner: TunerSpec) -> Self {
+    pub fn new(path: PathSpec, workload: WorkloadSpec, tuner: impl Into<TunerChoice>) -> Self {
         Self {
             path,
             workload,
-            tuner,
+            tuner: tuner.into(),
             overrides: Overrides::default(),
             cc: CcAlgorithm::Cubic,
             seed: 1,
@@ -151,7 +153,7 @@ pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{profiles::find, workloads::MatrixWorkload};
+    use crate::{profiles::find, tuners::TunerSpec, workloads::MatrixWorkload};
 
     #[test]
     fn scenario_carries_the_spec() {
@@ -173,6 +175,33 @@ mod tests {
         assert_eq!(s.forward.overhead_bytes, 80);
         assert_eq!(s.time_limit, Duration::from_secs(5));
         assert_eq!(spec.file_stem(), "neqo-bench-small-msgs-10-fixed-256KiB-s7");
+    }
+
+    #[test]
+    fn budget_and_stall_reach_the_scenario() {
+        let path = find("gbit-50ms").unwrap().path();
+        let workload = MatrixWorkload::StallMix.on(&path, false);
+        let stall = workload.stall;
+        let neqo_b = crate::tuners::TunerChoice::parse("neqo+budget").unwrap();
+        let spec = RunSpec::new(path.clone(), workload, neqo_b);
+        let s = spec.scenario().unwrap();
+        assert_eq!(s.fc.budget, Some(neqo_fc::Budget::default()));
+        assert_eq!(s.fc.initial_stream_window, 1 << 20);
+        assert_eq!(s.workload.stall, stall);
+        assert_eq!(s.workload.streams, 51);
+        assert_eq!(spec.file_stem(), "gbit-50ms-stall-mix-neqo-budget-s1");
+        let w = MatrixWorkload::Many100.on(&path, false);
+        let plain = RunSpec::new(path, w, TunerSpec::Default);
+        assert_eq!(
+            plain.scenario().unwrap().fc.budget,
+            Some(neqo_fc::Budget::default())
+        );
+        let off = RunSpec {
+            tuner: crate::tuners::TunerChoice::parse("default-budget").unwrap(),
+            ..plain
+        };
+        assert_eq!(off.scenario().unwrap().fc.budget, None);
+        assert_eq!(off.file_stem(), "gbit-50ms-many-100-default-budget-s1");
     }
 
     #[test]

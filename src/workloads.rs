@@ -9,10 +9,23 @@
 //! - `large-msg`: one 10 MiB message (ditto), read as it arrives;
 //! - `slow-reader`: a tenth of `bulk` (at least 8 MiB), read at 10 % of
 //!   the link rate.
+//!
+//! Many-streams workloads (issue #5: memory with many streams and readers
+//! that stop):
+//! - `many-100`: 100 concurrent streams of 1 MiB;
+//! - `many-1000`: 1,000 concurrent streams of 64 KiB;
+//! - `stall-mix`: one bulk stream ([`stall_mix_bulk_bytes`]: the link rate
+//!   for 4 s, so it outlasts the stall) beside 50 streams of 1 MiB whose
+//!   readers stop at 1 s for 2 s, then resume;
+//! - `stop-reading`: 10 streams of [`stop_reading_bytes`] (the link rate
+//!   for 3 s over ten streams, at least 4 MiB); the last stream's reader
+//!   stops at 1 s for good — the run ends when the others finish.
 
-use neqo_fc_sim::scenario::{ReaderSpeed, Workload, WorkloadKind};
+use std::time::Duration;
 
-use crate::{format, profiles::PathSpec};
+use neqo_fc_sim::scenario::{ReaderSpeed, Stall, Workload, WorkloadKind};
+
+use crate::{format, profiles::PathSpec, stall::DEFAULT_STALL_START};
 
 /// A workload of the default matrix, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,6 +40,14 @@ pub enum MatrixWorkload {
     LargeMsg,
     /// One stream read at 10 % of the link rate.
     SlowReader,
+    /// 100 streams × 1 MiB.
+    Many100,
+    /// 1,000 streams × 64 KiB.
+    Many1000,
+    /// One bulk stream and 50 × 1 MiB whose readers stall for 2 s at 1 s.
+    StallMix,
+    /// 10 streams; the last one's reader stops at 1 s for good.
+    StopReading,
 }
 
 /// Smallest bulk transfer of the matrix.
@@ -39,6 +60,44 @@ pub const BULK_MAX_BYTES: u64 = 256 << 20;
 pub const SLOW_READER_MIN_BYTES: u64 = 8 << 20;
 /// RTTs' worth of data at link rate a bulk transfer aims for.
 pub const BULK_RTTS: u64 = 40;
+/// Streams whose readers stall in `stall-mix` (beside one bulk stream).
+pub const STALL_MIX_STREAMS: u32 = 50;
+/// Bytes on each stalling stream of `stall-mix`.
+pub const STALL_MIX_EACH_BYTES: u64 = 1 << 20;
+/// How long the `stall-mix` readers stall.
+pub const STALL_MIX_DURATION: Duration = Duration::from_secs(2);
+/// Streams of `stop-reading`.
+pub const STOP_READING_STREAMS: u32 = 10;
+/// Smallest per-stream size of `stop-reading`.
+pub const STOP_READING_MIN_BYTES: u64 = 4 << 20;
+
+/// Bytes the link carries in `secs` seconds, rounded up to a whole MiB
+/// (at least 1 MiB).
+fn link_bytes(path: &PathSpec, secs: u64) -> u64 {
+    let bytes = (path.rate_bps / 8).saturating_mul(secs);
+    (bytes.div_ceil(1 << 20) << 20).max(1 << 20)
+}
+
+/// Bytes on the bulk stream of `stall-mix`: the link rate for the stall's
+/// start + duration + 1 s (4 s), so the stream keeps the link busy until
+/// after the stalled readers resume and the stall goodput measures it.
+#[must_use]
+pub fn stall_mix_bulk_bytes(path: &PathSpec) -> u64 {
+    link_bytes(
+        path,
+        (DEFAULT_STALL_START + STALL_MIX_DURATION).as_secs() + 1,
+    )
+}
+
+/// Bytes on each stream of `stop-reading`: the link rate for 3 s over its
+/// ten streams, rounded up to a whole MiB and at least
+/// [`STOP_READING_MIN_BYTES`], so the others keep reading for about 2 s
+/// after one stops.
+#[must_use]
+pub fn stop_reading_bytes(path: &PathSpec) -> u64 {
+    let per_stream = link_bytes(path, 3) / u64::from(STOP_READING_STREAMS);
+    (per_stream.div_ceil(1 << 20) << 20).max(STOP_READING_MIN_BYTES)
+}
 
 /// Bytes of the matrix's `bulk` workload on `path`: `BULK_RTTS × BDP`,
 /// clamped to [`BULK_MIN_BYTES`, `BULK_MAX_BYTES`] and rounded up to a
@@ -55,14 +114,44 @@ pub fn bulk_bytes(path: &PathSpec, quick: bool) -> u64 {
 }
 
 impl MatrixWorkload {
-    /// Every matrix workload, in table order.
-    pub const ALL: [Self; 5] = [
+    /// The workloads of the main matrix, in table order.
+    pub const CLASSIC: [Self; 5] = [
         Self::Bulk,
         Self::SmallMsgs,
         Self::SmallMsgs10,
         Self::LargeMsg,
         Self::SlowReader,
     ];
+
+    /// The workloads of the many-streams section, in table order.
+    pub const MANY_STREAMS: [Self; 4] = [
+        Self::Many100,
+        Self::Many1000,
+        Self::StallMix,
+        Self::StopReading,
+    ];
+
+    /// Every named workload: [`Self::CLASSIC`] then [`Self::MANY_STREAMS`].
+    pub const ALL: [Self; 9] = [
+        Self::Bulk,
+        Self::SmallMsgs,
+        Self::SmallMsgs10,
+        Self::LargeMsg,
+        Self::SlowReader,
+        Self::Many100,
+        Self::Many1000,
+        Self::StallMix,
+        Self::StopReading,
+    ];
+
+    /// True for the workloads of the many-streams section.
+    #[must_use]
+    pub const fn is_many_streams(self) -> bool {
+        matches!(
+            self,
+            Self::Many100 | Self::Many1000 | Self::StallMix | Self::StopReading
+        )
+    }
 
     /// The command-line name.
     #[must_use]
@@ -73,6 +162,10 @@ impl MatrixWorkload {
             Self::SmallMsgs10 => "small-msgs-10",
             Self::LargeMsg => "large-msg",
             Self::SlowReader => "slow-reader",
+            Self::Many100 => "many-100",
+            Self::Many1000 => "many-1000",
+            Self::StallMix => "stall-mix",
+            Self::StopReading => "stop-reading",
         }
     }
 
@@ -88,10 +181,12 @@ impl MatrixWorkload {
         Self::ALL.map(Self::name).join(", ")
     }
 
-    /// This workload on `path` (sizes depend on the path for `bulk` and
-    /// `slow-reader`).
+    /// This workload on `path` (sizes depend on the path for `bulk`,
+    /// `slow-reader`, `stall-mix` and `stop-reading`; `quick` shortens
+    /// `bulk` and `slow-reader` only).
     #[must_use]
     pub fn on(self, path: &PathSpec, quick: bool) -> WorkloadSpec {
+        let mut stall = None;
         let (kind, streams, reader) = match self {
             Self::Bulk => (
                 WorkloadKind::Bulk {
@@ -134,19 +229,60 @@ impl MatrixWorkload {
                 1,
                 ReaderSpeed::Rate((path.rate_bps / 10).max(1)),
             ),
+            Self::Many100 => (
+                WorkloadKind::Bulk { bytes: 1 << 20 },
+                100,
+                ReaderSpeed::Unlimited,
+            ),
+            Self::Many1000 => (
+                WorkloadKind::Bulk { bytes: 64 << 10 },
+                1000,
+                ReaderSpeed::Unlimited,
+            ),
+            Self::StallMix => {
+                stall = Some(Stall {
+                    streams: STALL_MIX_STREAMS,
+                    start: DEFAULT_STALL_START,
+                    duration: STALL_MIX_DURATION,
+                });
+                (
+                    WorkloadKind::BulkPlus {
+                        bulk: stall_mix_bulk_bytes(path),
+                        each: STALL_MIX_EACH_BYTES,
+                    },
+                    STALL_MIX_STREAMS + 1,
+                    ReaderSpeed::Unlimited,
+                )
+            }
+            Self::StopReading => {
+                stall = Some(Stall {
+                    streams: 1,
+                    start: DEFAULT_STALL_START,
+                    duration: Duration::MAX,
+                });
+                (
+                    WorkloadKind::Bulk {
+                        bytes: stop_reading_bytes(path),
+                    },
+                    STOP_READING_STREAMS,
+                    ReaderSpeed::Unlimited,
+                )
+            }
         };
         WorkloadSpec {
             name: self.name().to_owned(),
             kind,
             streams,
             reader,
+            stall,
         }
     }
 }
 
 /// The application side of one run.
 ///
-/// Invariant: `streams ≥ 1`.
+/// Invariants: `streams ≥ 1`; a stall covers at most `streams` streams
+/// (checked where flags are read).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadSpec {
     /// Matrix name, or `bulk` / `messages` for a workload given by flags.
@@ -157,6 +293,8 @@ pub struct WorkloadSpec {
     pub streams: u32,
     /// How fast the client reads (all streams together).
     pub reader: ReaderSpeed,
+    /// Readers of the last streams that stop for a while or for good.
+    pub stall: Option<Stall>,
 }
 
 impl WorkloadSpec {
@@ -167,8 +305,16 @@ impl WorkloadSpec {
             kind: self.kind,
             streams: self.streams.max(1),
             reader: self.reader,
-            stall: None,
+            stall: self.stall,
         }
+    }
+
+    /// The same workload under another name (flags that spell out a
+    /// matrix workload).
+    #[must_use]
+    pub fn renamed(mut self, name: &str) -> Self {
+        name.clone_into(&mut self.name);
+        self
     }
 
     /// Bytes over all streams.
@@ -181,8 +327,9 @@ impl WorkloadSpec {
             .saturating_add(self.kind.stream_bytes(1).saturating_mul(others))
     }
 
-    /// One line: `bulk 128 MiB × 1 stream`, `1000 × 4 KiB × 10 streams,
-    /// reader 100 Mbit/s`.
+    /// One line: `bulk (128 MiB on 1 stream)`, `small-msgs-10 (1000 x 4 KiB
+    /// on 10 streams, reader 100 Mbit/s)`, `stop-reading (36 MiB on 10
+    /// streams, the last stream stops reading at 1 s for good)`.
     #[must_use]
     pub fn summary(&self) -> String {
         let what = match self.kind {
@@ -205,6 +352,10 @@ impl WorkloadSpec {
         if let ReaderSpeed::Rate(bps) = self.reader {
             #[allow(clippy::cast_precision_loss)]
             s.push_str(&format!(", reader {}", format::rate(bps as f64)));
+        }
+        if let Some(stall) = &self.stall {
+            s.push_str(", ");
+            s.push_str(&crate::stall::describe(stall));
         }
         s.push(')');
         s
@@ -252,6 +403,7 @@ mod tests {
             kind,
             streams,
             reader: ReaderSpeed::Unlimited,
+            stall: None,
         };
         assert_eq!(w(WorkloadKind::Bulk { bytes: 7 }, 3).total_bytes(), 21);
         assert_eq!(
@@ -283,6 +435,11 @@ mod tests {
         );
         for w in MatrixWorkload::ALL {
             assert_eq!(MatrixWorkload::find(w.name()), Some(w));
+            assert_eq!(
+                w.is_many_streams(),
+                MatrixWorkload::MANY_STREAMS.contains(&w)
+            );
+            assert_eq!(!w.is_many_streams(), MatrixWorkload::CLASSIC.contains(&w));
         }
         assert_eq!(MatrixWorkload::find("bulky"), None);
         assert_eq!(w.summary(), "small-msgs-10 (1000 x 4 KiB on 10 streams)");
@@ -290,5 +447,55 @@ mod tests {
             slow.summary(),
             "slow-reader (23.9 MiB on 1 stream, reader 100 Mbit/s)"
         );
+    }
+
+    #[test]
+    fn many_streams_workloads() {
+        let gbit = find("gbit-50ms").unwrap().path();
+        let cable = find("residential-cable").unwrap().path();
+
+        let w = MatrixWorkload::Many100.on(&gbit, true);
+        assert_eq!((w.streams, w.total_bytes()), (100, 100 << 20));
+        assert_eq!(w.stall, None);
+        assert_eq!(w.workload().streams, 100);
+        let w = MatrixWorkload::Many1000.on(&cable, false);
+        assert_eq!((w.streams, w.total_bytes()), (1000, 1000 * (64 << 10)));
+
+        // 4 s at 1 Gbit/s = 500 MB → 477 MiB (rounded up); 100 MB → 96 MiB.
+        assert_eq!(stall_mix_bulk_bytes(&gbit), 477 << 20);
+        assert_eq!(stall_mix_bulk_bytes(&cable), 96 << 20);
+        let mix = MatrixWorkload::StallMix.on(&gbit, false);
+        assert_eq!(mix.streams, 51);
+        assert_eq!(
+            mix.kind,
+            WorkloadKind::BulkPlus {
+                bulk: 477 << 20,
+                each: 1 << 20
+            }
+        );
+        assert_eq!(mix.total_bytes(), (477 << 20) + 50 * (1 << 20));
+        let stall = mix.stall.unwrap();
+        assert_eq!(
+            (stall.streams, stall.start, stall.duration),
+            (50, Duration::from_secs(1), Duration::from_secs(2))
+        );
+        assert_eq!(mix.workload().stall, mix.stall);
+        assert_eq!(
+            mix.summary(),
+            "stall-mix (477 MiB on stream 0, 1 MiB on each other on 51 streams, \
+             the last 50 streams stop reading at 1 s for 2 s)"
+        );
+
+        // 3 s at 1 Gbit/s = 375 MB → 358 MiB / 10 → 36 MiB per stream;
+        // 75 MB → 72 MiB / 10 → 8 MiB; a slow path gets the 4 MiB floor.
+        assert_eq!(stop_reading_bytes(&gbit), 36 << 20);
+        assert_eq!(stop_reading_bytes(&cable), 8 << 20);
+        let dsl = find("residential-dsl").unwrap().path();
+        assert_eq!(stop_reading_bytes(&dsl), 4 << 20);
+        let stop = MatrixWorkload::StopReading.on(&gbit, true);
+        assert_eq!((stop.streams, stop.total_bytes()), (10, 360 << 20));
+        let stall = stop.stall.unwrap();
+        assert!(stall.permanent());
+        assert_eq!((stall.streams, stall.start), (1, Duration::from_secs(1)));
     }
 }

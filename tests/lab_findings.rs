@@ -163,9 +163,7 @@ impl Versus {
 /// [`TIE`]) and a peak stream window ≤ theirs (measured; see
 /// [`DEFAULT_FALLS_SHORT`] for the others).
 const DEFAULT_HOLDS: &[&str] = &[
-    "satellite",
     "residential-dsl",
-    "mobile-hsdpa",
     "residential-cable",
     "gbit-lan",
     "gbit-50ms",
@@ -177,16 +175,23 @@ const DEFAULT_HOLDS: &[&str] = &[
 ///
 /// | path | default | neqo | double | window default / neqo / double | fails on |
 /// |---|---|---|---|---|---|
-/// | residential-adsl2+ | 16.98 | 17.76 | 17.76 | 4.47 / 8.39 / 8.39 | goodput −4.4 % |
-/// | high-speed-terrestrial | 862.1 | 885.6 | 885.6 | 7.90 / 8.39 / 8.39 | goodput −2.7 % |
-/// | neqo-bench | 740.1 | 695.8 | 618.0 | 2.57 / 1.24 / 3.36 | window > neqo's (goodput +6 %) |
-/// | long-fat | 982.5 | 558.8 | 714.0 | 0.27 / 0.08 / 0.13 | window > both (goodput +38 % / +76 %: their caps bind) |
-/// | lossy | 4.293 | 4.358 | 4.337 | 2.06 / 2.98 / 2.10 | goodput −1.5 % |
-/// | reorder | 2.441 | 2.415 | 2.509 | 0.93 / 2.80 / 2.80 | goodput −2.7 % vs double |
+/// | satellite | 0.468 | 0.474 | 0.474 | 6.07 / 18.20 / 18.20 | goodput −1.3 % |
+/// | mobile-hsdpa | 5.409 | 5.486 | 5.486 | 4.66 / 13.98 / 13.98 | goodput −1.4 % |
+/// | residential-adsl2+ | 17.37 | 17.76 | 17.76 | 2.80 / 8.39 / 8.39 | goodput −2.2 % |
+/// | high-speed-terrestrial | 868.7 | 885.6 | 885.6 | 2.80 / 8.39 / 8.39 | goodput −1.9 % |
+/// | neqo-bench | 727.2 | 695.8 | 618.0 | 1.31 / 1.24 / 3.36 | window > neqo's (goodput +4.5 %) |
+/// | long-fat | 982.2 | 558.8 | 714.0 | 0.27 / 0.08 / 0.13 | window > both (goodput +38 % / +76 %: their caps bind) |
+/// | lossy | 4.288 | 4.347 | 4.337 | 1.27 / 2.10 / 2.10 | goodput −1.4 % |
+/// | reorder | 2.467 | 2.415 | 2.509 | 0.35 / 2.80 / 2.80 | goodput −1.7 % vs double |
 ///
+/// The goodput gaps are the ramp from our 64 KiB initial stream window on
+/// transfers of a few MiB (the peers start every stream at 1 MiB, many
+/// BDPs on these paths) and single-seed noise on the random-loss paths.
 /// `cargo test --release --test lab_findings -- --ignored --nocapture`
 /// prints the current numbers for every path.
 const DEFAULT_FALLS_SHORT: &[&str] = &[
+    "satellite",
+    "mobile-hsdpa",
     "residential-adsl2+",
     "high-speed-terrestrial",
     "neqo-bench",

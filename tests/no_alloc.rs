@@ -214,7 +214,7 @@ fn connection_receiver_steady_state_does_not_allocate() {
     let ids = [StreamId(0), StreamId(4), StreamId(8)];
     let mut offsets = [0u64; 3];
     let mut now = Duration::ZERO;
-    let mut step = |rx: &mut ConnectionReceiver<_>, now: Duration, offsets: &mut [u64; 3]| -> u64 {
+    let step = |rx: &mut ConnectionReceiver<_>, now: Duration, offsets: &mut [u64; 3]| -> u64 {
         let mut frames = 0;
         for (k, id) in ids.iter().enumerate() {
             let limit = rx

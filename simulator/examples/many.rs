@@ -110,8 +110,16 @@ fn main() {
     }
     let m = &r.metrics;
     if std::env::var("DUMP").is_ok_and(|v| v == "1") {
-        let from: f64 = std::env::var("FROM").ok().and_then(|v| v.parse().ok()).unwrap_or(0.0);
-        for x in r.series.iter().filter(|x| x.time.as_secs_f64() >= from).take(80) {
+        let from: f64 = std::env::var("FROM")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0);
+        for x in r
+            .series
+            .iter()
+            .filter(|x| x.time.as_secs_f64() >= from)
+            .take(80)
+        {
             println!(
                 "{:>7.3} win {:>9} conn {:>9} cwnd {:>9} infl {:>9} deliv {:>11} buf {:>9} credit {:>9}",
                 x.time.as_secs_f64(),

@@ -34,7 +34,7 @@ fn main() {
         .and_then(|v| v.parse::<u64>().ok())
     {
         s.fc.initial_stream_window = w;
-        s.fc.initial_connection_window = w * 2;
+        s.fc.initial_connection_window = (w * 2).max(512 << 10);
     }
     if unlimited {
         s.fc.initial_stream_window = MAX_VARINT;

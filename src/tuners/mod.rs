@@ -4,12 +4,16 @@
 //!
 //! | name | stands for | windows (stream / conn) | update at |
 //! |---|---|---|---|
-//! | `default` | this project (`Config::default()`) | 256 KiB / 512 KiB, tuned to 32 / 48 MiB, seeded | ¼ |
+//! | `default` | this project (`Config::default()`) | 64 KiB / 512 KiB, tuned to 32 / 48 MiB, seeded, memory budget | ¼ |
 //! | `neqo` | neqo main | 1 / 2 MiB, tuned to 10 / 20 MiB | ¼ |
 //! | `double` | quiche, Chromium, ngtcp2 | 1 / 1.5 MiB, doubled to 16 / 24 MiB | ½ |
 //! | `fixed:SIZE` | neqo before tuning (1 MiB), yamux (256 KiB) | SIZE / 1.5 × SIZE × streams | ½ |
 //! | `unlimited` | the upper bound | 2^62 − 1 | — |
+//!
+//! Only `default` has the connection memory budget; a `+budget` / `-budget`
+//! suffix switches it for any strategy but `unlimited` ([`TunerChoice`]).
 
+mod choice;
 mod doubling;
 mod neqo;
 
@@ -17,6 +21,7 @@ use std::sync::Arc;
 
 use neqo_fc::{Config, ConfigError, Fixed, Fraction, MAX_VARINT, Tuner};
 
+pub use choice::{BUDGET_OFF, BUDGET_ON, TunerChoice};
 pub use doubling::DoublingTuner;
 pub use neqo::NeqoTuner;
 
@@ -43,9 +48,9 @@ pub enum TunerSpec {
     Unlimited,
 }
 
-/// What `TunerSpec::parse` accepts.
-pub const TUNER_EXPECTED: &str =
-    "default, neqo, double, fixed:SIZE (e.g. fixed:1MiB, fixed:256KiB) or unlimited";
+/// What `TunerChoice::parse` accepts.
+pub const TUNER_EXPECTED: &str = "default, neqo, double, fixed:SIZE (e.g. fixed:1MiB, fixed:256KiB) \
+or unlimited, optionally with +budget / -budget (e.g. neqo+budget, default-budget)";
 
 /// Flags that override a strategy's defaults.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -91,13 +96,26 @@ impl TunerSpec {
     /// # Errors
     /// A message (without the flag name) saying what is accepted.
     pub fn parse(s: &str) -> Result<Self, String> {
+        Self::parse_shown(s, s)
+    }
+
+    /// True for the strategy whose settings include the memory budget
+    /// (`default`: `Config::default()` has it; no peer stack does).
+    #[must_use]
+    pub const fn has_budget(&self) -> bool {
+        matches!(self, Self::Default)
+    }
+
+    /// [`TunerSpec::parse`] of `s`, a part of `shown` (the whole value the
+    /// user gave), which error messages echo.
+    fn parse_shown(s: &str, shown: &str) -> Result<Self, String> {
         let (name, arg) = match s.split_once(':') {
             Some((n, a)) => (n, Some(a)),
             None => (s, None),
         };
         let no_arg = |spec: Self| match arg {
             None => Ok(spec),
-            Some(_) => Err(format!("tuner {name:?} takes no argument, got {s:?}")),
+            Some(_) => Err(format!("tuner {name:?} takes no argument, got {shown:?}")),
         };
         match name {
             "default" => no_arg(Self::Default),
@@ -111,11 +129,11 @@ impl TunerSpec {
                 match crate::units::parse_size(arg) {
                     Ok(size) if size > 0 && size <= MAX_VARINT => Ok(Self::Fixed(size)),
                     _ => Err(format!(
-                        "expected fixed:SIZE with a size in 1 B ..= 2^62 - 1 like fixed:1MiB, got {s:?}"
+                        "expected fixed:SIZE with a size in 1 B ..= 2^62 - 1 like fixed:1MiB, got {shown:?}"
                     )),
                 }
             }
-            _ => Err(format!("expected {TUNER_EXPECTED}, got {s:?}")),
+            _ => Err(format!("expected {TUNER_EXPECTED}, got {shown:?}")),
         }
     }
 
