@@ -9,7 +9,6 @@
 use std::{
     alloc::{GlobalAlloc, Layout, System},
     cell::Cell,
-    sync::atomic::{AtomicU64, Ordering},
     time::Duration,
 };
 
@@ -22,22 +21,23 @@ use neqo_fc::{
 /// thread while that thread's `COUNTING` flag is set.
 struct Counting;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
 thread_local! {
     /// Set only around the measured loop, on the test's own thread, so
     /// the harness's other threads do not disturb the count.
     static COUNTING: Cell<bool> = const { Cell::new(false) };
+    /// This thread's count: tests measuring at the same time on other
+    /// threads never add to it.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
 }
 
 fn count() {
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
     }
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments
-// unchanged; counting touches only an atomic and a const thread-local.
+// unchanged; counting touches only const-initialised thread-locals.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         count();
@@ -68,11 +68,11 @@ static GLOBAL: Counting = Counting;
 
 /// Allocations made by `f` on this thread.
 fn allocations_in(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATIONS.with(Cell::get);
     COUNTING.with(|c| c.set(true));
     f();
     COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::Relaxed) - before
+    ALLOCATIONS.with(Cell::get) - before
 }
 
 #[test]

@@ -85,6 +85,8 @@ pub struct ConnectionReceiver<T> {
     /// the credit beyond what the transport parameters promised each
     /// stream slot. The growth budget bounds it.
     excess: u64,
+    /// Streams that read something in the last rebalancing pass (≥ 1).
+    active: u64,
     next_reclaim: Option<Duration>,
     changes: Vec<WindowChange>,
 }
@@ -104,6 +106,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             estimate: config.initial_connection_window,
             conn_mark: (0, 0, Duration::ZERO),
             excess: 0,
+            active: 1,
             next_reclaim: None,
             changes: Vec::new(),
         }
@@ -409,6 +412,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
             }
             let room = self.room();
             let recently_active = self.is_recently_active(id, now, rtt);
+            let share = self
+                .streams
+                .get(&id)
+                .map_or(u64::MAX, |e| self.stream_share_cap(e.seed));
             let Some(entry) = self.streams.get_mut(&id) else {
                 continue;
             };
@@ -418,11 +425,19 @@ impl<T: Tuner> ConnectionReceiver<T> {
             // The stream's own promised credit it has read through costs the
             // growth budget nothing.
             let room = room.saturating_add(initial.saturating_sub(entry.fc.credit()));
+            // While several streams read, none may hold more than its share
+            // of the connection's need: credit granted cannot be taken
+            // back, so if the others stop reading, what they hold must
+            // leave room for the ones that go on (growth budget: 3 × need).
+            let share_cap = entry.fc.retired().saturating_add(share);
             // A lost frame is re-sent at its old limit even with no room.
             let cap = if room == 0 && entry.fc.resend_pending() {
                 old
             } else {
-                old.saturating_add(room).min(MAX_VARINT)
+                old.saturating_add(room)
+                    .min(share_cap)
+                    .max(old)
+                    .min(MAX_VARINT)
             };
             // Too little room to be worth a frame — or the room is short and
             // this stream's reader is not among those reading now: wait, so
@@ -476,6 +491,16 @@ impl<T: Tuner> ConnectionReceiver<T> {
             subject: Subject::Connection,
             limit: update.limit,
         })
+    }
+
+    /// The most credit one stream may hold while several read:
+    /// `max(seed, estimate / active streams)` with a budget; unbounded
+    /// without a budget or while at most one stream reads.
+    fn stream_share_cap(&self, seed: u64) -> u64 {
+        if self.config.budget.is_none() || self.active <= 1 {
+            return u64::MAX;
+        }
+        (self.estimate / self.active).max(seed)
     }
 
     /// True if stream `id`'s application retired data within the last two
@@ -594,6 +619,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 changes.push(c);
             }
         }
+        self.active = active.max(1);
         if let Some(per_stream) = self.estimate.checked_div(active) {
             let cap = self.tuner.max_window(crate::SubjectKind::Stream);
             let floor = self.config.connection_floor;
