@@ -371,6 +371,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// leaves the budget.
     pub fn close_stream(&mut self, id: StreamId) {
         if let Some(e) = self.streams.remove(&id) {
+            self.due.retain(|d| *d != id);
             self.committed -= e.fc.credit();
             self.excess -=
                 e.fc.credit()
