@@ -78,6 +78,8 @@ pub struct Metrics {
     pub peak_budget: u64,
     /// Times the credit outstanding was found above the budget (must be 0).
     pub budget_violations: u64,
+    /// True when an endpoint's CONNECTION_CLOSE reached the other end.
+    pub close_delivered: bool,
     /// Smoothed RTT at the end, at the sender.
     pub final_srtt: Duration,
     /// Minimum RTT seen by the sender.

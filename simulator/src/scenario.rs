@@ -12,6 +12,8 @@ use crate::{
     trace::{TraceLevel, TraceRecord},
 };
 
+pub use crate::transport::hostile::Hostile;
+
 /// How the client application reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReaderSpeed {
@@ -141,6 +143,8 @@ pub struct Scenario {
     pub ack_ratio: u32,
     /// `max_ack_delay` (default 25 ms).
     pub max_ack_delay: Duration,
+    /// Scripted server misbehaviour (default `None`: a well-behaved peer).
+    pub hostile: Option<Hostile>,
 }
 
 impl std::fmt::Debug for Scenario {
@@ -152,6 +156,7 @@ impl std::fmt::Debug for Scenario {
             .field("fc", &self.fc)
             .field("cc", &self.cc)
             .field("seed", &self.seed)
+            .field("hostile", &self.hostile)
             .finish_non_exhaustive()
     }
 }
@@ -182,6 +187,7 @@ impl Scenario {
             max_datagram_size: 1500,
             ack_ratio: 2,
             max_ack_delay: Duration::from_millis(25),
+            hostile: None,
         }
     }
 }

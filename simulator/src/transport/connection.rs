@@ -27,6 +27,7 @@ use crate::{
 use super::{
     PACKET_OVERHEAD,
     ack_state::AckState,
+    hostile::{Hostile, HostileSender},
     packet::{Packet, pattern},
     reader::Reader,
     recovery::{LossTrigger, Recovery, TimeoutOutcome},
@@ -133,6 +134,14 @@ pub struct Connection {
     packets_traced: u64,
     /// Reused buffer for stream-ID lists.
     scratch: Vec<u64>,
+    /// Scripted misbehaviour (server only; `None` = a well-behaved peer).
+    hostile: Option<HostileSender>,
+    /// A CONNECTION_CLOSE for our own error still has to go out.
+    close_pending: bool,
+    /// Set when a CONNECTION_CLOSE from the peer arrived.
+    pub close_received: bool,
+    /// Drop streams whose reader stopped for good from the read scan.
+    forget_dead_readers: bool,
 }
 
 impl Connection {
@@ -190,10 +199,27 @@ impl Connection {
             cc_state: CcState::SlowStart,
             packets_traced: 0,
             scratch: Vec::new(),
+            hostile: None,
+            close_pending: false,
+            close_received: false,
+            forget_dead_readers: false,
             cfg,
         };
         c.stats.peak_cwnd = c.recovery.cc.cwnd();
         c
+    }
+
+    /// Makes this endpoint misbehave as `mode` scripts (see
+    /// [`Hostile`]); call before the run starts.
+    pub fn set_hostile(&mut self, mode: Hostile) {
+        self.hostile = Some(HostileSender::new(mode));
+    }
+
+    /// Stops scanning streams whose reader stalled for good on every
+    /// packet (thousands of them cost O(streams) per packet otherwise).
+    /// Off by default: it changes when timers fire, hence event counts.
+    pub fn forget_dead_readers(&mut self) {
+        self.forget_dead_readers = true;
     }
 
     /// Seeds the RTT estimator with the handshake's sample, and records
@@ -309,6 +335,7 @@ impl Connection {
                 },
             );
             self.closed = Some((code, reason));
+            self.close_pending = true;
         }
     }
 
@@ -406,7 +433,10 @@ impl Connection {
             Frame::ConnectionClose {
                 error_code, reason, ..
             } => {
-                self.closed = Some((error_code, String::from_utf8_lossy(&reason).into_owned()));
+                self.close_received = true;
+                if self.closed.is_none() {
+                    self.closed = Some((error_code, String::from_utf8_lossy(&reason).into_owned()));
+                }
             }
             Frame::Ping | Frame::Padding { .. } => {}
         }
@@ -427,6 +457,17 @@ impl Connection {
         fin: bool,
         data: Option<&[u8]>,
     ) -> Result<(), (u64, String)> {
+        // Our initial_max_streams_uni: the budget's stream count (the
+        // simulator never sends MAX_STREAMS). A stream at or beyond it is a
+        // STREAM_LIMIT_ERROR (RFC 9000 §4.6).
+        let limit = self
+            .cfg
+            .fc
+            .budget
+            .map_or(self.expected_streams, |b| b.max_streams);
+        if stream_index(id).is_some_and(|i| i >= limit) {
+            return Err((0x04, format!("stream {id} beyond the stream limit {limit}")));
+        }
         let Some(index) = stream_index(id).filter(|&i| i < self.expected_streams) else {
             // STREAM_STATE_ERROR (RFC 9000 §19.8) for streams we never expect.
             return Err((0x05, format!("unexpected stream {id}")));
@@ -508,6 +549,11 @@ impl Connection {
                 continue;
             };
             if self.reader.stalled(s.index, now) {
+                if self.forget_dead_readers && self.reader.stalled_for_good(s.index, now) {
+                    // Never read again: drop it from the scan so thousands
+                    // of dead readers cost nothing per packet.
+                    self.readable.remove(&id);
+                }
                 continue;
             }
             let s_index = s.index;
@@ -576,6 +622,13 @@ impl Connection {
     #[must_use]
     pub fn total_credit_now(&self) -> u64 {
         self.rx.committed()
+    }
+
+    /// True when every expected stream was read to its end (stalled
+    /// readers do not count as done).
+    #[must_use]
+    pub fn all_streams_completed(&self) -> bool {
+        self.completed_streams == self.expected_streams
     }
 
     /// True when every expected stream was read to its end, or its reader
@@ -715,6 +768,9 @@ impl Connection {
         if self.acks.has_new() {
             take(self.acks.deadline());
         }
+        if let Some(h) = &self.hostile {
+            take(h.next_ack_release());
+        }
         if self.has_sendable_data() && self.recovery.cwnd_room() >= u64::from(self.cfg.max_datagram)
         {
             take(Some(
@@ -783,15 +839,25 @@ impl Connection {
     /// `pool` supplies empty frame vectors to reuse.
     pub fn output(&mut self, now: Time, out: &mut Vec<Packet>, pool: &mut Vec<Vec<Frame>>) {
         if self.closed.is_some() {
+            self.send_close(now, out, pool);
             return;
         }
+        let unpaced = self
+            .hostile
+            .as_ref()
+            .is_some_and(|h| h.mode().ignores_pacing());
         loop {
             let mds = u64::from(self.cfg.max_datagram);
             let cwnd_ok = self.recovery.cwnd_room() >= mds || self.probes > 0;
-            let paced_ok = self.recovery.pacing_time(now, mds) <= now || self.probes > 0;
+            let paced_ok = unpaced || self.recovery.pacing_time(now, mds) <= now || self.probes > 0;
             let data = cwnd_ok && paced_ok && self.has_sendable_data();
             let control = cwnd_ok && self.control_due();
-            let ack = self.acks.ack_now(now);
+            let ack = self.acks.ack_now(now)
+                || self
+                    .hostile
+                    .as_ref()
+                    .and_then(HostileSender::next_ack_release)
+                    .is_some_and(|t| t <= now);
             if !(data || control || ack || self.probes > 0) {
                 break;
             }
@@ -800,6 +866,43 @@ impl Connection {
             }
         }
         self.update_fc_blocked(now);
+    }
+
+    /// Sends one packet with our CONNECTION_CLOSE (RFC 9000 §10.2), once,
+    /// after we closed the connection for a local error.
+    fn send_close(&mut self, now: Time, out: &mut Vec<Packet>, pool: &mut Vec<Vec<Frame>>) {
+        if !self.close_pending {
+            return;
+        }
+        self.close_pending = false;
+        let Some((code, reason)) = self.closed.clone() else {
+            return;
+        };
+        let mut frames = pool.pop().unwrap_or_default();
+        let mut reason = reason.into_bytes();
+        reason.truncate(64);
+        frames.push(Frame::ConnectionClose {
+            error_code: code,
+            frame_type: 0,
+            reason,
+        });
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        if let Some(traced) = self.traced_frames(&frames) {
+            let pkt = Packet::new(pn, frames, self.cfg.verify);
+            let size = pkt.size;
+            self.record(
+                now,
+                TraceEvent::PacketSent {
+                    pn,
+                    size,
+                    frames: traced,
+                },
+            );
+            out.push(pkt);
+        } else {
+            out.push(Packet::new(pn, frames, self.cfg.verify));
+        }
     }
 
     fn update_fc_blocked(&mut self, now: Time) {
@@ -836,10 +939,26 @@ impl Connection {
         if self.acks.has_new()
             && let Some(ack) = self.acks.make_ack(now)
         {
+            // A hostile peer may hold the ACK back and send an older one.
+            let ack = match &mut self.hostile {
+                None => Some(ack),
+                Some(h) => h.hold_ack(now, ack).or_else(|| h.release_ack(now)),
+            };
+            if let Some(ack) = ack {
+                space = space.saturating_sub(ack.encoded_len());
+                frames.push(ack);
+            }
+        } else if let Some(ack) = self.hostile.as_mut().and_then(|h| h.release_ack(now)) {
             space = space.saturating_sub(ack.encoded_len());
             frames.push(ack);
         }
         self.write_control(now, &mut space, &mut frames, &mut sent);
+        if let Some(h) = &mut self.hostile {
+            let (limit, initial) = (self.conn_tx.limit(), self.cfg.fc.initial_connection_window);
+            let verify = self.cfg.verify;
+            self.stats.blocked_frames_sent +=
+                h.add_frames(&self.send, limit, initial, verify, &mut space, &mut frames);
+        }
         if with_data {
             self.write_stream_data(&mut space, &mut frames, &mut sent);
         }

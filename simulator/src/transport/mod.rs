@@ -8,6 +8,7 @@
 
 pub mod ack_state;
 pub mod connection;
+pub mod hostile;
 pub mod packet;
 pub mod reader;
 pub mod recovery;

@@ -78,6 +78,9 @@ pub struct Simulation {
     stall: Option<crate::scenario::Stall>,
     /// (time, unstalled bytes read) at the stall's start and end.
     stall_marks: (Option<Mark>, Option<Mark>),
+    /// A hostile server: the run goes on while stalled readers hold data
+    /// (until the peer is quiet, an error, or the time limit).
+    hostile: bool,
 }
 
 fn slot(e: Endpoint) -> usize {
@@ -109,23 +112,33 @@ impl Simulation {
             verify: s.verify,
             trace: s.trace,
         };
-        let client = Connection::new(
+        let mut client = Connection::new(
             base.clone(),
             &[],
             streams,
             Reader::new(s.workload.reader, s.workload.stall, streams),
         );
-        let server = Connection::new(
+        if s.hostile.is_some() {
+            client.forget_dead_readers();
+        }
+        let mut send: Vec<u64> = (0..streams)
+            .map(|i| s.workload.kind.stream_bytes(i))
+            .collect();
+        if let Some(h) = &s.hostile {
+            send = h.send_streams(send);
+        }
+        let mut server = Connection::new(
             ConnConfig {
                 endpoint: Endpoint::Server,
                 ..base
             },
-            &(0..streams)
-                .map(|i| s.workload.kind.stream_bytes(i))
-                .collect::<Vec<_>>(),
+            &send,
             0,
             Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, 0),
         );
+        if let Some(h) = s.hostile {
+            server.set_hostile(h);
+        }
         let rtt = s.forward.delay + s.reverse.delay;
         let sample_every = if s.sample_interval.is_zero() {
             (rtt / 2).max(Duration::from_millis(1))
@@ -151,6 +164,7 @@ impl Simulation {
             pool: Vec::new(),
             stall: s.workload.stall,
             stall_marks: (None, None),
+            hostile: s.hostile.is_some(),
         }
     }
 
@@ -264,14 +278,36 @@ impl Simulation {
             };
             self.service(now, who);
             self.track_stall(now);
-            if self.client.all_streams_read(now)
-                || self.client.closed.is_some()
-                || self.server.closed.is_some()
-            {
+            let done = if self.hostile {
+                self.client.all_streams_completed()
+            } else {
+                self.client.all_streams_read(now)
+            };
+            if done || self.client.closed.is_some() || self.server.closed.is_some() {
                 break;
             }
         }
+        self.deliver_close();
         self.finish(now)
+    }
+
+    /// After one end closed: delivers the packets still in flight (among
+    /// them its CONNECTION_CLOSE) to the other end, without letting either
+    /// send more. Not counted in `events` or the event hash.
+    fn deliver_close(&mut self) {
+        if self.client.closed.is_none() && self.server.closed.is_none() {
+            return;
+        }
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > self.time_limit || (self.client.closed.is_some() && self.server.closed.is_some())
+            {
+                break;
+            }
+            if let Event::Deliver { to, slot: i } = ev {
+                let pkt = self.slab.take(i);
+                let _ = self.conn(to).on_packet(t, pkt);
+            }
+        }
     }
 
     /// Notes the unstalled streams' progress when a stall starts and ends.
@@ -320,7 +356,11 @@ impl Simulation {
             .max()
             .map_or(now, |&t| t)
             .as_duration();
-        let completed = c.all_streams_read(now);
+        let completed = if self.hostile {
+            c.all_streams_completed()
+        } else {
+            c.all_streams_read(now)
+        };
         let stall_goodput_bps = self.stall_goodput(now);
         let duration = if completed {
             duration
@@ -375,6 +415,7 @@ impl Simulation {
             stall_goodput_bps,
             peak_budget: c.stats.peak_budget,
             budget_violations: c.stats.budget_violations,
+            close_delivered: c.close_received || s.close_received,
             final_srtt: s.recovery.rtt.smoothed(),
             min_rtt: s.recovery.rtt.min_rtt(),
         };
