@@ -1,4 +1,5 @@
-//! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`.
+//! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`,
+//! `fc-lab sweep`.
 //!
 //! clap parses the structure; every value goes through the parsers in
 //! [`crate::units`] so that a bad value produces exactly one line,
@@ -209,6 +210,10 @@ pub enum Command {
     Compare(Box<CompareArgs>),
     /// List the built-in network profiles with rate, RTT, queue and BDP.
     Profiles(ProfilesArgs),
+    /// Fault sweep: run N seeds, each on a random path with loss,
+    /// reordering, duplication and a receiver pause, checking every byte;
+    /// exit code 1 if any run fails.
+    Sweep(SweepArgs),
 }
 
 /// The network path of `run`.
@@ -465,6 +470,36 @@ pub struct ProfilesArgs {
     pub json: bool,
 }
 
+/// Flags of `fc-lab sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Number of seeds to run.
+    #[arg(long, value_name = "N", value_parser = seeds_arg, allow_hyphen_values = true)]
+    pub seeds: u64,
+    /// First seed.
+    #[arg(long, value_name = "S", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
+    pub start: u64,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// Print one JSON object (runs, faults_injected, failures, …) instead
+    /// of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Most seeds one sweep may run.
+pub const MAX_SWEEP_SEEDS: u64 = 10_000_000;
+
+fn seeds_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a seed count in 1..=10000000 like 1000";
+    units::parse_count(s)
+        .ok()
+        .filter(|n| (1..=MAX_SWEEP_SEEDS).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
 /// One line for a clap error: `error: --flag: expected …, got "…"` for bad
 /// values, clap's own message (folded onto one line) for the rest.
 #[must_use]
@@ -544,6 +579,7 @@ where
         Command::Run(a) => cmd_run(&a),
         Command::Compare(a) => cmd_compare(&a),
         Command::Profiles(a) => cmd_profiles(&a),
+        Command::Sweep(a) => cmd_sweep(&a),
     };
     match result {
         Ok(code) => code,
@@ -909,6 +945,33 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
         files.len()
     );
     Ok(0)
+}
+
+fn cmd_sweep(a: &SweepArgs) -> Result<i32, LabError> {
+    if a.start.checked_add(a.seeds).is_none() {
+        return Err(LabError::flag(
+            "--start",
+            format!("seeds {}.. + {} overflow a 64-bit seed", a.start, a.seeds),
+        ));
+    }
+    let threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let started = Instant::now();
+    let report = crate::sweep::sweep(a.start, a.seeds, threads);
+    let wall = started.elapsed();
+    if a.json {
+        print(&json_line(&report)?);
+    } else {
+        print(&report.render());
+    }
+    eprintln!(
+        "{} runs in {:.1} s wall on {threads} thread{}",
+        report.runs,
+        wall.as_secs_f64(),
+        if threads == 1 { "" } else { "s" },
+    );
+    Ok(i32::from(!report.failures.is_empty()))
 }
 
 /// The `profiles` table.

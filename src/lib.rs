@@ -3,7 +3,7 @@
 //! matrix ([`compare`]) and its many-streams memory summary
 //! ([`memory`]), built-in network paths ([`profiles`]), peer tuners
 //! ([`tuners`]), stalled readers ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
-//! ([`plot`]) and qlog traces ([`qlog`]).
+//! ([`plot`]), qlog traces ([`qlog`]) and fault sweeps ([`sweep`]).
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
 //! benches call the library directly.
@@ -21,6 +21,7 @@ pub mod qlog;
 pub mod report;
 pub mod spec;
 pub mod stall;
+pub mod sweep;
 pub mod table;
 pub mod tuners;
 pub mod units;

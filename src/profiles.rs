@@ -239,6 +239,7 @@ impl PathSpec {
             },
             jitter: self.jitter,
             jitter_reorders: self.jitter_reorders,
+            ..PathConfig::default()
         }
     }
 

@@ -80,6 +80,10 @@ pub struct Metrics {
     pub budget_violations: u64,
     /// True when an endpoint's CONNECTION_CLOSE reached the other end.
     pub close_delivered: bool,
+    /// Datagrams the paths duplicated (both directions).
+    pub duplicated: u64,
+    /// Datagrams the paths reordered (both directions).
+    pub reordered: u64,
     /// Smoothed RTT at the end, at the sender.
     pub final_srtt: Duration,
     /// Minimum RTT seen by the sender.

@@ -1,5 +1,5 @@
 //! One direction of a network path: the canonical element chain
-//! RandomLoss → Bottleneck → Delay → Jitter.
+//! RandomLoss → Bottleneck → Delay → Jitter → Duplicate.
 //!
 //! Why this order:
 //! - Random loss comes first, so a datagram lost on the way in never takes
@@ -11,6 +11,10 @@
 //!   cannot reorder by itself either; reordering happens past it.
 //! - Propagation delay is constant, so its place relative to the queue only
 //!   shifts times; after the queue keeps queue timestamps equal to send times.
+//! - Duplication is last: a copy is made where the datagram leaves the path
+//!   and arrives a fixed time after it, taking no queue space. The verdict
+//!   carries the original; the caller collects the copy with
+//!   [`Path::take_duplicate`].
 //!
 //! Only configured elements are built; the per-datagram cost is a few
 //! branches plus the bottleneck's deque update.
@@ -21,6 +25,7 @@ use std::time::Duration;
 use super::bottleneck::{Bottleneck, DEFAULT_OVERHEAD_BYTES};
 use super::codel::CodelParams;
 use super::delay::Delay;
+use super::duplicate::Duplicate;
 use super::jitter::Jitter;
 use super::loss::{GilbertElliott, LossError, RandomLoss};
 use super::{DropReason, Element, Verdict};
@@ -71,6 +76,11 @@ pub struct PathConfig {
     pub jitter: Duration,
     /// Whether jitter may reorder datagrams.
     pub jitter_reorders: bool,
+    /// Probability that a datagram leaving the path is duplicated; zero
+    /// (the default) = never, and no randomness drawn.
+    pub duplicate: f64,
+    /// How much later than its original a duplicate arrives.
+    pub duplicate_delay: Duration,
 }
 
 impl Default for PathConfig {
@@ -85,6 +95,8 @@ impl Default for PathConfig {
             loss: LossModel::None,
             jitter: Duration::ZERO,
             jitter_reorders: false,
+            duplicate: 0.0,
+            duplicate_delay: Duration::ZERO,
         }
     }
 }
@@ -94,12 +106,15 @@ impl Default for PathConfig {
 pub enum PathConfigError {
     /// The loss model's parameters are invalid.
     Loss(LossError),
+    /// The duplication probability is not in `[0, 1]` (or NaN).
+    Duplicate(f64),
 }
 
 impl fmt::Display for PathConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Loss(e) => write!(f, "invalid loss model: {e}"),
+            Self::Duplicate(p) => write!(f, "duplication probability {p} is not in [0, 1]"),
         }
     }
 }
@@ -116,9 +131,14 @@ impl PathConfig {
     /// Checks the parameters [`Path::new`] would otherwise clamp.
     ///
     /// # Errors
-    /// [`PathConfigError::Loss`] for a loss rate or burst length out of range.
+    /// [`PathConfigError::Loss`] for a loss rate or burst length out of range;
+    /// [`PathConfigError::Duplicate`] for a duplication probability outside
+    /// `[0, 1]`.
     pub fn validate(&self) -> Result<(), PathConfigError> {
         self.loss_element()?;
+        if !(0.0..=1.0).contains(&self.duplicate) {
+            return Err(PathConfigError::Duplicate(self.duplicate));
+        }
         Ok(())
     }
 
@@ -161,7 +181,8 @@ impl PathConfig {
 /// Counters of one path direction.
 ///
 /// Invariant: `packets_in` = `forwarded_packets` + `dropped_queue` +
-/// `dropped_loss` + `dropped_codel` (every datagram is counted exactly once).
+/// `dropped_loss` + `dropped_codel` (every datagram is counted exactly once;
+/// duplicates are extra and counted only in `duplicated`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PathStats {
     /// Datagrams offered to the path.
@@ -180,22 +201,31 @@ pub struct PathStats {
     pub forwarded_bytes: u64,
     /// Time the bottleneck spent serialising (zero without one).
     pub busy_time: Duration,
+    /// Duplicates the caller collected with [`Path::take_duplicate`] (put
+    /// on the wire); copies nobody collected are not counted.
+    pub duplicated: u64,
+    /// Datagrams the jitter stage let overtake an earlier one.
+    pub reordered: u64,
 }
 
 /// One direction of a path: the configured subset of
-/// RandomLoss → Bottleneck → Delay → Jitter.
+/// RandomLoss → Bottleneck → Delay → Jitter → Duplicate.
 ///
-/// Invariant: `send` must be called in non-decreasing `now` (the bottleneck
-/// clamps earlier times to the latest one seen).
+/// Invariants: `send` must be called in non-decreasing `now` (the bottleneck
+/// clamps earlier times to the latest one seen); `pending_copy` only ever
+/// holds the copy of the datagram last sent.
 #[derive(Debug)]
 pub struct Path {
     loss: Option<RandomLoss>,
     bottleneck: Option<Bottleneck>,
     delay: Delay,
     jitter: Option<Jitter>,
+    duplicate: Option<Duplicate>,
+    pending_copy: Option<Time>,
     packets_in: u64,
     forwarded_packets: u64,
     forwarded_bytes: u64,
+    duplicated: u64,
 }
 
 impl Path {
@@ -212,6 +242,7 @@ impl Path {
     /// # Errors
     /// See [`PathConfig::validate`].
     pub fn try_new(cfg: &PathConfig) -> Result<Path, PathConfigError> {
+        cfg.validate()?;
         Ok(Self::build(cfg, cfg.loss_element()?))
     }
 
@@ -230,16 +261,23 @@ impl Path {
             bottleneck,
             delay: Delay::new(cfg.delay),
             jitter,
+            duplicate: (cfg.duplicate > 0.0)
+                .then(|| Duplicate::new(cfg.duplicate, cfg.duplicate_delay)),
+            pending_copy: None,
             packets_in: 0,
             forwarded_packets: 0,
             forwarded_bytes: 0,
+            duplicated: 0,
         }
     }
 
     /// Sends a datagram of `size` UDP payload bytes into the path at `now`:
-    /// returns when it reaches the far end, or why it was dropped.
+    /// returns when it reaches the far end, or why it was dropped. If the
+    /// path duplicated it, [`Path::take_duplicate`] then says when the copy
+    /// arrives.
     pub fn send(&mut self, now: Time, size: u32, rng: &mut Rng) -> Verdict {
         self.packets_in += 1;
+        self.pending_copy = None;
         if let Some(loss) = &mut self.loss
             && loss.lose(rng)
         {
@@ -256,9 +294,21 @@ impl Path {
         if let Some(j) = &mut self.jitter {
             t = j.exit_time(t, rng);
         }
+        if let Some(d) = &mut self.duplicate {
+            self.pending_copy = d.copy_time(t, rng);
+        }
         self.forwarded_packets += 1;
         self.forwarded_bytes += u64::from(size);
         Verdict::Forward(t)
+    }
+
+    /// When the copy of the datagram just sent arrives, if the path
+    /// duplicated it; `None` after the first call. The caller delivers the
+    /// copy (an identical datagram) at that time.
+    pub fn take_duplicate(&mut self) -> Option<Time> {
+        let copy = self.pending_copy.take();
+        self.duplicated += u64::from(copy.is_some());
+        copy
     }
 
     /// The counters so far.
@@ -278,6 +328,8 @@ impl Path {
             forwarded_packets: self.forwarded_packets,
             forwarded_bytes: self.forwarded_bytes,
             busy_time: b.busy_time,
+            duplicated: self.duplicated,
+            reordered: self.jitter.as_ref().map_or(0, Jitter::reordered),
         }
     }
 
@@ -478,6 +530,88 @@ mod tests {
         assert!(PathConfig::default().validate().is_ok());
     }
 
+    #[test]
+    fn duplicate_copy_arrives_extra_delay_after_original() {
+        let cfg = PathConfig {
+            duplicate: 1.0,
+            duplicate_delay: Duration::from_millis(2),
+            ..gbit_path(20, 1_000_000)
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(0);
+        let first = 20_000_000 + SER_1500;
+        assert_eq!(
+            p.send(Time(0), 1500, &mut rng),
+            Verdict::Forward(Time(first))
+        );
+        assert_eq!(p.take_duplicate(), Some(Time(first + 2_000_000)));
+        assert_eq!(p.take_duplicate(), None);
+        // A copy nobody collects is gone after the next send, and not counted.
+        p.send(Time(0), 1500, &mut rng);
+        p.send(Time(0), 1500, &mut rng);
+        assert_eq!(
+            p.take_duplicate(),
+            Some(Time(20_000_000 + 3 * SER_1500 + 2_000_000))
+        );
+        let s = p.stats();
+        assert_eq!((s.packets_in, s.forwarded_packets, s.duplicated), (3, 3, 2));
+        // The copy takes no link time.
+        assert_eq!(s.busy_time, Duration::from_nanos(3 * SER_1500));
+    }
+
+    #[test]
+    fn dropped_datagram_has_no_duplicate() {
+        let cfg = PathConfig {
+            duplicate: 1.0,
+            loss: LossModel::Bernoulli { rate: 1.0 },
+            ..PathConfig::default()
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(0);
+        assert_eq!(
+            p.send(Time(0), 1, &mut rng),
+            Verdict::Drop(DropReason::RandomLoss)
+        );
+        assert_eq!(p.take_duplicate(), None);
+        assert_eq!(p.stats().duplicated, 0);
+    }
+
+    #[test]
+    fn duplicate_probability_validated() {
+        for bad in [-0.1, 1.01, f64::NAN] {
+            let cfg = PathConfig {
+                duplicate: bad,
+                ..PathConfig::default()
+            };
+            assert!(matches!(cfg.validate(), Err(PathConfigError::Duplicate(_))));
+            assert!(Path::try_new(&cfg).is_err());
+        }
+        for ok in [0.0, 0.05, 1.0] {
+            let cfg = PathConfig {
+                duplicate: ok,
+                ..PathConfig::default()
+            };
+            assert!(cfg.validate().is_ok());
+        }
+    }
+
+    #[test]
+    fn reordered_counted_in_stats() {
+        let cfg = PathConfig {
+            jitter: Duration::from_millis(1),
+            jitter_reorders: true,
+            ..PathConfig::default()
+        };
+        let mut p = Path::new(&cfg);
+        let mut rng = Rng::new(1);
+        for i in 0..1000u64 {
+            p.send(Time(i * 10_000), 1200, &mut rng);
+        }
+        let r = p.stats().reordered;
+        assert_eq!(r, p.jitter().map_or(0, Jitter::reordered));
+        assert!(r > 0);
+    }
+
     /// A path using every element, fingerprinted over 20,000 datagrams.
     fn fingerprint(seed: u64) -> (Vec<Verdict>, u64, PathStats) {
         let cfg = PathConfig {
@@ -492,6 +626,7 @@ mod tests {
             },
             jitter: Duration::from_micros(500),
             jitter_reorders: true,
+            ..PathConfig::default()
         };
         let mut p = Path::new(&cfg);
         let mut rng = Rng::new(seed);

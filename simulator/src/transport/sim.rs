@@ -187,6 +187,10 @@ impl Simulation {
                 Endpoint::Client => (&mut self.reverse, Endpoint::Server),
             };
             if let Verdict::Forward(at) = path.send(now, pkt.size, &mut self.rng) {
+                if let Some(copy_at) = path.take_duplicate() {
+                    let slot = self.slab.insert(pkt.clone());
+                    self.queue.push(copy_at, Event::Deliver { to, slot });
+                }
                 let slot = self.slab.insert(pkt);
                 self.queue.push(at, Event::Deliver { to, slot });
             }
@@ -396,6 +400,8 @@ impl Simulation {
                 + rev.dropped_queue
                 + rev.dropped_loss
                 + rev.dropped_codel,
+            duplicated: fwd.duplicated + rev.duplicated,
+            reordered: fwd.reordered + rev.reordered,
             retransmitted_bytes: s.stats.retransmitted_bytes,
             packets_lost: s.stats.packets_lost,
             fc_blocked: s.stats.fc_blocked,
