@@ -1,5 +1,10 @@
-//! Many-streams runs for tuning the budget:
-//! `many RATE_MBIT RTT_MS STREAMS KIB [stall_streams stall_ms]`; env NOBUDGET=1.
+//! Many-streams runs for tuning the budget (a debugging aid; fc-lab's
+//! `run --streams … --stall-readers …` is the user-facing way):
+//! `cargo run --release -p neqo-fc-sim --example many -- RATE_MBIT RTT_MS STREAMS KIB [STALLED STALL_MS]`
+//! (STALL_MS 0 = never resume). Environment: `NOBUDGET=1` turns the budget
+//! off, `STALL_START=MS` (default 500), `DUMP=1` prints the time series from
+//! `FROM=SECONDS`, `TRACE=FROM:TO` prints flow-control frames and events in
+//! that window (`ALL=1`: every packet).
 
 use std::time::Duration;
 

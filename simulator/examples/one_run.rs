@@ -1,5 +1,7 @@
 //! Runs one bulk download and prints its metrics:
-//! `cargo run --release -p neqo-fc-sim --example one_run -- RATE_MBIT RTT_MS MB [unlimited]`.
+//! `cargo run --release -p neqo-fc-sim --example one_run -- RATE_MBIT RTT_MS MIB [unlimited]`.
+//! `INITIAL_WINDOW=BYTES` sets the initial stream window (the connection's
+//! is at least 512 KiB); `DUMP=1` prints the first samples.
 
 use std::{sync::Arc, time::Duration};
 
