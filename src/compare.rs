@@ -9,7 +9,6 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::atomic::{AtomicUsize, Ordering},
     time::Duration,
 };
 
@@ -223,36 +222,14 @@ pub fn run_all(
     let mut order: Vec<usize> = (0..specs.len()).collect();
     // Stable sort: ties keep spec order, so the schedule is deterministic.
     order.sort_by_key(|&i| std::cmp::Reverse(specs[i].workload.total_bytes()));
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, specs.len().max(1));
-    let mut slots: Vec<Option<RunReport>> = vec![None; specs.len()];
-    let finished: Vec<Vec<(usize, RunReport)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&i) = order.get(k) else { break };
-                        let report = match execute(&specs[i]) {
-                            Ok(outcome) => outcome.report,
-                            Err(e) => RunReport::failed(&specs[i], e.to_string()),
-                        };
-                        on_done(&report);
-                        done.push((i, report));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
+    let slots = crate::parallel::run_indexed(specs.len(), &order, threads, &|i| {
+        let report = match execute(&specs[i]) {
+            Ok(outcome) => outcome.report,
+            Err(e) => RunReport::failed(&specs[i], e.to_string()),
+        };
+        on_done(&report);
+        report
     });
-    for (i, report) in finished.into_iter().flatten() {
-        slots[i] = Some(report);
-    }
     slots
         .into_iter()
         .zip(specs)
@@ -868,6 +845,7 @@ mod tests {
             s.seed = i;
             specs.push(s);
         }
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let count = AtomicUsize::new(0);
         let one = run_all(&specs, 1, &|_| {
             count.fetch_add(1, Ordering::Relaxed);

@@ -15,6 +15,7 @@ pub mod compare;
 pub mod error;
 pub mod format;
 pub mod memory;
+pub mod parallel;
 pub mod plot;
 pub mod profiles;
 pub mod qlog;

@@ -12,10 +12,7 @@
 
 use std::{
     panic::{AssertUnwindSafe, catch_unwind},
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::Arc,
     time::Duration,
 };
 
@@ -392,31 +389,8 @@ pub fn run_seed(seed: u64) -> SeedOutcome {
 /// are in `seeds` order whatever the thread count.
 #[must_use]
 pub fn run_seeds(seeds: &[u64], threads: usize) -> Vec<SeedOutcome> {
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, seeds.len().max(1));
-    let done: Vec<Vec<(usize, SeedOutcome)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&seed) = seeds.get(i) else { break };
-                        done.push((i, run_seed(seed)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    let mut slots: Vec<Option<SeedOutcome>> = vec![None; seeds.len()];
-    for (i, o) in done.into_iter().flatten() {
-        slots[i] = Some(o);
-    }
+    let order: Vec<usize> = (0..seeds.len()).collect();
+    let slots = crate::parallel::run_indexed(seeds.len(), &order, threads, &|i| run_seed(seeds[i]));
     // A worker that died loses its results: report those seeds as failed.
     slots
         .into_iter()
