@@ -294,10 +294,4 @@ impl Recovery {
     pub fn oldest_outstanding(&self, n: usize) -> impl Iterator<Item = &SentPacket> {
         self.sent.iter().filter(|p| p.ack_eliciting).take(n)
     }
-
-    /// Packets not yet acknowledged or lost.
-    #[must_use]
-    pub fn outstanding(&self) -> usize {
-        self.sent.len()
-    }
 }

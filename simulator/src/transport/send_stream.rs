@@ -126,10 +126,4 @@ impl SendStream {
     pub fn stream_blocked(&self) -> bool {
         self.new_left() > 0 && self.fc.available() == 0
     }
-
-    /// Every byte acknowledged.
-    #[must_use]
-    pub fn all_acked(&self) -> bool {
-        self.acked.covers(0, self.total)
-    }
 }
