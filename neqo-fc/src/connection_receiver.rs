@@ -38,6 +38,8 @@ struct StreamEntry {
     queued: bool,
     /// Read at least a quarter of its window in the last pass.
     busy: bool,
+    /// Its last extension stopped at its share of the estimate.
+    at_share: bool,
 }
 
 /// Receive-side flow control for a whole connection.
@@ -88,6 +90,14 @@ pub struct ConnectionReceiver<T> {
     /// Streams that read something in the last rebalancing pass (≥ 1).
     active: u64,
     next_reclaim: Option<Duration>,
+    /// The estimate has stopped growing once (the start-up ramp is over).
+    ramped: bool,
+    /// A stream reported *_BLOCKED while its credit was at its share.
+    share_blocked: bool,
+    /// Streams that retired something since the last pass.
+    readers_since_pass: u64,
+    /// Time of the last rebalancing pass and the smoothed RTT then.
+    last_pass: (Duration, Duration),
     changes: Vec<WindowChange>,
 }
 
@@ -108,6 +118,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
             excess: 0,
             active: 1,
             next_reclaim: None,
+            ramped: false,
+            share_blocked: false,
+            readers_since_pass: 0,
+            last_pass: (Duration::ZERO, Duration::ZERO),
             changes: Vec::new(),
         }
     }
@@ -256,6 +270,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 last_active: now,
                 queued: false,
                 busy: false,
+                at_share: false,
             },
         );
         self.push_change(change);
@@ -318,7 +333,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
         };
         let initial = self.config.initial_stream_window;
         let before = entry.fc.credit().saturating_sub(initial);
+        let first_since_pass = entry.fc.retired() == entry.retired_at_mark;
         let n = entry.fc.retire(offset)?;
+        if n > 0 && first_since_pass {
+            self.readers_since_pass += 1;
+        }
         let after = entry.fc.credit().saturating_sub(initial);
         self.conn.retire(n)?;
         self.committed -= n;
@@ -335,7 +354,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
             Some(id) => {
                 if let Some(e) = self.streams.get_mut(&id) {
                     e.fc.blocked_received();
+                    // Blocked for real (the peer used all its credit) and
+                    // its last extension stopped at its share.
+                    let capped = e.at_share && e.fc.consumed() >= e.fc.limit();
                     self.enqueue_if_due(id);
+                    // Blocked at its share: if the others stopped reading
+                    // since the last pass, the share is stale.
+                    self.share_blocked |= capped;
                 }
             }
         }
@@ -466,6 +491,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 continue;
             };
             self.committed += update.limit - old;
+            entry.at_share = update.limit == share_cap;
             let initial = self.config.initial_stream_window;
             let credit_before = old - entry.fc.retired();
             self.excess +=
@@ -501,7 +527,14 @@ impl<T: Tuner> ConnectionReceiver<T> {
         if self.config.budget.is_none() || self.active <= 1 {
             return u64::MAX;
         }
-        (self.estimate / self.active).max(seed)
+        let floor = if self.ramped {
+            self.config
+                .update_fraction
+                .of(self.config.initial_stream_window)
+        } else {
+            seed
+        };
+        (self.estimate / self.active).max(floor)
     }
 
     /// True if stream `id`'s application retired data within the last two
@@ -562,13 +595,26 @@ impl<T: Tuner> ConnectionReceiver<T> {
         let srtt = rtt.smoothed.max(Duration::from_millis(1));
         let Some(at) = self.next_reclaim else {
             self.next_reclaim = Some(now.saturating_add(srtt));
+            self.last_pass = (now, srtt);
             self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
             return;
         };
-        if now < at {
+        // A stream blocked at its share while fewer than half the streams
+        // that read in the last pass have read since: the others stopped
+        // reading and the share is stale, so rebalance now rather than a
+        // whole RTT after the last pass — at most four passes per RTT,
+        // however many *_BLOCKED arrive.
+        let (last, last_srtt) = self.last_pass;
+        let stale_share = self.share_blocked
+            && now >= last.saturating_add(last_srtt / 4)
+            && self.readers_since_pass.saturating_mul(2) < self.active;
+        if now < at && !stale_share {
             return;
         }
+        self.share_blocked = false;
         self.next_reclaim = Some(now.saturating_add(srtt));
+        self.last_pass = (now, srtt);
+        self.readers_since_pass = 0;
         // The aggregate rate over the last pass, scaled to one RTT: bytes
         // both received and retired (the smaller count), so neither data
         // parked unread nor a burst of reading old data inflates it.
@@ -582,19 +628,31 @@ impl<T: Tuner> ConnectionReceiver<T> {
             crate::math::nanos(rtt.min.max(Duration::from_micros(1))),
             crate::math::nanos(interval),
         );
-        self.estimate = self
-            .estimate
-            .max(self.config.connection_floor.of_ceil(per_rtt));
+        let need = self.config.connection_floor.of_ceil(per_rtt);
+        // The start-up ramp is over once the measured need reaches the
+        // estimate and stops growing (within an eighth).
+        if need >= self.estimate - self.estimate / 8
+            && need <= self.estimate.saturating_add(self.estimate / 8)
+        {
+            self.ramped = true;
+        }
+        self.estimate = self.estimate.max(need);
         let idle_after = srtt.saturating_mul(budget.idle_rtts);
         let mut active = 0u64;
         let changes = &mut self.changes;
         for e in self.streams.values_mut() {
             let used = e.fc.retired() - e.retired_at_mark;
             e.retired_at_mark = e.fc.retired();
-            // Window-limited: it read at least a quarter of its window in
-            // this pass and little is waiting unread. A slow reader has its
+            // Window-limited: it read at least a quarter of its window per
+            // RTT in this pass and little is waiting unread. A slow reader has its
             // window full of unread data and could not use more.
-            e.busy = used >= e.fc.window() / 4 && e.fc.unretired() < e.fc.window() / 4;
+            // Per RTT, as passes can come early (a stale share).
+            let used_per_rtt = crate::math::mul_div(
+                used,
+                crate::math::nanos(srtt),
+                crate::math::nanos(interval.max(Duration::from_micros(1))),
+            );
+            e.busy = used_per_rtt >= e.fc.window() / 4 && e.fc.unretired() < e.fc.window() / 4;
             e.used_in_period += used;
             e.passes += 1;
             if used > 0 {
@@ -609,7 +667,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
                     .max(e.seed);
                 e.used_in_period = 0;
                 e.passes = 0;
-                (want < e.fc.window() / 2).then_some(want)
+                // Slow *reader*: data waits unread. A stream whose buffer
+                // is empty reads all it gets; its sender (or the sender's
+                // scheduler, sharing the link with other streams) is what
+                // is slow, and a smaller window would only make its next
+                // burst look like excess to the tuner.
+                let reader_behind = e.fc.unretired() >= e.fc.window() / 4;
+                (reader_behind && want < e.fc.window() / 2).then_some(want)
             } else {
                 None
             };

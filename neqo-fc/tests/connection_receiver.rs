@@ -862,6 +862,10 @@ struct Loop {
     windows: Vec<Vec<u64>>,
     /// Most bytes received and not read, all streams.
     max_buffered: u64,
+    /// The sender reports STREAM_DATA_BLOCKED when a stream's credit runs
+    /// out (once per limit), arriving RTT / 2 later.
+    send_blocked: bool,
+    blocked: VecDeque<(u64, StreamId)>,
 }
 
 impl Loop {
@@ -899,6 +903,8 @@ impl Loop {
             estimates: Vec::new(),
             windows: Vec::new(),
             max_buffered: 0,
+            send_blocked: false,
+            blocked: VecDeque::new(),
         }
     }
 
@@ -953,6 +959,10 @@ impl Loop {
                 }
             };
         }
+        while self.blocked.front().is_some_and(|b| b.0 <= self.tick) {
+            let (_, id) = self.blocked.pop_front().unwrap();
+            self.rx.blocked_received(Some(id));
+        }
         for f in &mut self.flows {
             let s = self.rx.stream(f.id).unwrap();
             let to = s.consumed().min(s.retired() + f.read_per_tick);
@@ -988,6 +998,10 @@ impl Loop {
             link -= n;
             self.data
                 .push_back((self.tick + self.one_way, i, f.credit.used()));
+            if self.send_blocked && f.credit.blocked() && f.credit.blocked_needed().is_some() {
+                f.credit.blocked_sent();
+                self.blocked.push_back((self.tick + self.one_way, f.id));
+            }
         }
         for c in self.rx.drain_changes() {
             self.changes.push((self.tick, c));
@@ -1189,6 +1203,109 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
         sim.floor_violations
     );
     assert_eq!(sim.budget_violations, 0);
+}
+
+/// Eight readers that each want the whole link share it, every stream's
+/// credit capped at its share of the estimate; at 1,500 ms (just after a
+/// pass) seven stop. Stream 0 runs out of credit and reports
+/// STREAM_DATA_BLOCKED: with only one of eight streams reading since the
+/// last pass the share is stale, and a pass runs a quarter RTT after the
+/// last one (not a whole RTT) and raises stream 0 to the estimate's share.
+#[test]
+fn blocked_at_a_stale_share_rebalances_within_a_quarter_rtt() {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK; 8]);
+    sim.send_blocked = true;
+    sim.run_until(1501);
+    let before = sim.window(0);
+    for f in &mut sim.flows[1..] {
+        f.read_per_tick = 0;
+    }
+    sim.run_until(1550);
+    let raised = sim.changes_of(0, ChangeReason::Budget);
+    let (at, c) = *raised.last().expect("raised before the regular pass");
+    assert!(
+        (1500 + RTT_MS / 4..1500 + RTT_MS / 2).contains(&at),
+        "raised at {at} ms: {raised:?}"
+    );
+    assert_eq!(c.old, before);
+    assert!(c.new >= 2 * before, "{before} -> {}", c.new);
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+}
+
+/// Without *_BLOCKED the same stream waits for the regular pass.
+#[test]
+fn without_blocked_the_stale_share_waits_for_the_next_pass() {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK; 8]);
+    sim.run_until(1501);
+    for f in &mut sim.flows[1..] {
+        f.read_per_tick = 0;
+    }
+    sim.run_until(1551);
+    let raised = sim.changes_of(0, ChangeReason::Budget);
+    assert!(
+        raised.iter().all(|c| c.0 < 1500 || c.0 == 1550),
+        "{raised:?}"
+    );
+}
+
+/// 32 streams share 1 MB per RTT (31.25 KB each): once the estimate has
+/// stopped growing, no stream holds more credit than its share of the
+/// estimate (≈ 47 KB, below the 128 KiB seed), so streams that stall can
+/// park at most ≈ one estimate between them — and every reader still
+/// gets its full rate.
+#[test]
+fn after_the_ramp_each_stream_holds_its_share_not_its_seed() {
+    let n = 32;
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &vec![READ / n; n as usize]);
+    sim.run_until(1000);
+    let mut most = 0;
+    for _ in 1000..3000 {
+        sim.step();
+        let share = (sim.rx.estimate() / n).max(INITIAL / 4);
+        for f in &sim.flows {
+            let s = sim.rx.stream(f.id).unwrap();
+            most = most.max(s.credit());
+            assert!(s.credit() <= share, "{:?}: {} > {share}", f.id, s.credit());
+        }
+    }
+    assert!(most < SEED / 2, "{most}");
+    for i in 0..n as usize {
+        assert_eq!(sim.read(i, 1000, 3000), 2000 * (READ / n), "stream {i}");
+    }
+    assert_eq!(sim.budget_violations, 0);
+}
+
+/// A stream whose *sender* slows down (the link drops to a tenth of what
+/// the reader takes) reads everything it gets, its buffer empty: it is
+/// not a slow reader, so its window is not reclaimed, and when the link
+/// comes back the reader gets its full rate at once.
+#[test]
+fn a_slow_sender_is_not_a_slow_reader() {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ]);
+    sim.run_until(1501);
+    let grown = sim.window(0);
+    assert!(sustains(grown, READ), "window {grown}");
+    sim.link_per_tick = READ / 10;
+    sim.run_until(3001);
+    assert!(
+        sim.changes_of(0, ChangeReason::Reclaim).is_empty(),
+        "{:?}",
+        sim.changes_of(0, ChangeReason::Reclaim)
+    );
+    assert_eq!(sim.window(0), grown);
+    // It reads everything that arrives.
+    assert!(sim.rx.buffered() <= READ / 10, "{}", sim.rx.buffered());
+    sim.link_per_tick = LINK;
+    sim.run_until(3201);
+    // One RTT for the data to arrive, then the full rate.
+    for from in (3001 + RTT_MS..3201 - RTT_MS).step_by(RTT_MS as usize) {
+        assert_eq!(sim.read(0, from, from + RTT_MS), READ * RTT_MS, "{from} ms");
+    }
 }
 
 #[test]
