@@ -116,8 +116,14 @@ fn hot_path_does_not_allocate() {
         let mut now = Duration::ZERO;
         for i in 0..10_000u64 {
             now += Duration::from_micros(10);
-            // Sender: take credit for one packet.
-            let n = credit.consume(1200);
+            // Sender: take credit for one packet; every 7th time, all the
+            // credit it has (it then reports *_BLOCKED, below).
+            let want = if i % 7 == 0 {
+                credit.available().min(credit_conn.available())
+            } else {
+                1200
+            };
+            let n = credit.consume(want);
             credit_conn.consume(n);
             // A sender whose peer grants half a packet at a time: blocked
             // at every new limit, the report sometimes lost and re-sent.
@@ -133,14 +139,16 @@ fn hot_path_does_not_allocate() {
                     }
                 }
             }
-            if i % 7 == 0 {
-                stream.blocked_received();
-                conn.blocked_received();
-            }
             // Receiver: account the packet and read it.
             let end = credit.used();
             let new = stream.on_data(end, false).unwrap();
             conn.consume(new).unwrap();
+            // The sender reports *_BLOCKED at the limits it knows, which
+            // the data just received bears out.
+            if i % 7 == 0 {
+                stream.blocked_received(credit.limit());
+                conn.blocked_received(credit_conn.limit());
+            }
             let read = stream.retire(end).unwrap();
             conn.retire(read).unwrap();
             // A peer misbehaving: errors are values, not allocations.

@@ -38,8 +38,9 @@ struct StreamEntry {
     queued: bool,
     /// Read at least a quarter of its window in the last pass.
     busy: bool,
-    /// Its last extension stopped at its share of the estimate.
-    at_share: bool,
+    /// The first limit of the current run of extensions that stopped at
+    /// the stream's share of the estimate (`None` once one did not).
+    share_since: Option<u64>,
 }
 
 /// Receive-side flow control for a whole connection.
@@ -270,7 +271,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 last_active: now,
                 queued: false,
                 busy: false,
-                at_share: false,
+                share_since: None,
             },
         );
         self.push_change(change);
@@ -301,6 +302,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 if let Some(entry) = self.streams.get_mut(&id) {
                     entry.fc = probe;
                 }
+                // The data may bear out a *_BLOCKED received before it.
+                self.enqueue_if_due(id);
                 Ok(new)
             }
             Err(e) => {
@@ -346,22 +349,31 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(n)
     }
 
-    /// The peer sent DATA_BLOCKED (`None`) or STREAM_DATA_BLOCKED for `id`.
-    /// Constant work per frame; unknown streams are ignored.
-    pub fn blocked_received(&mut self, id: Option<StreamId>) {
+    /// The peer sent DATA_BLOCKED (`None`) or STREAM_DATA_BLOCKED for `id`,
+    /// blocked at `limit`: the claim counts once the data received reaches
+    /// `limit` (see [`ReceiverFlowControl::blocked_received`]). Constant
+    /// work per frame; unknown streams are ignored. Returns whether the
+    /// frame was recorded.
+    pub fn blocked_received(&mut self, id: Option<StreamId>, limit: u64) -> bool {
         match id {
-            None => self.conn.blocked_received(),
+            None => self.conn.blocked_received(limit),
             Some(id) => {
-                if let Some(e) = self.streams.get_mut(&id) {
-                    e.fc.blocked_received();
-                    // Blocked for real (the peer used all its credit) and
-                    // its last extension stopped at its share.
-                    let capped = e.at_share && e.fc.consumed() >= e.fc.limit();
+                let Some(e) = self.streams.get_mut(&id) else {
+                    return false;
+                };
+                let honoured = e.fc.blocked_received(limit);
+                // Blocked at a limit its share set, and the data bears it
+                // out (the peer used that credit).
+                let capped = honoured
+                    && e.share_since.is_some_and(|from| limit >= from)
+                    && e.fc.consumed() >= limit;
+                if honoured {
                     self.enqueue_if_due(id);
                     // Blocked at its share: if the others stopped reading
                     // since the last pass, the share is stale.
                     self.share_blocked |= capped;
                 }
+                honoured
             }
         }
     }
@@ -491,7 +503,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 continue;
             };
             self.committed += update.limit - old;
-            entry.at_share = update.limit == share_cap;
+            entry.share_since = if update.limit == share_cap {
+                entry.share_since.or(Some(update.limit))
+            } else {
+                None
+            };
             let initial = self.config.initial_stream_window;
             let credit_before = old - entry.fc.retired();
             self.excess +=
@@ -599,7 +615,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             self.conn_mark = (self.conn.retired(), self.conn.consumed(), now);
             return;
         };
-        // A stream blocked at its share while fewer than half the streams
+        // A stream blocked at its share while fewer than a quarter of the streams
         // that read in the last pass have read since: the others stopped
         // reading and the share is stale, so rebalance now rather than a
         // whole RTT after the last pass — at most four passes per RTT,
@@ -607,7 +623,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
         let (last, last_srtt) = self.last_pass;
         let stale_share = self.share_blocked
             && now >= last.saturating_add(last_srtt / 4)
-            && self.readers_since_pass.saturating_mul(2) < self.active;
+            && self.readers_since_pass.saturating_mul(4) < self.active;
         if now < at && !stale_share {
             return;
         }

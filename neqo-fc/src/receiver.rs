@@ -28,6 +28,8 @@ pub struct Update {
 /// - the window `max_active` changes only through a [`Tuner`] (growth) or
 ///   an explicit [`ReceiverFlowControl::raise_window`] /
 ///   [`ReceiverFlowControl::set_window`];
+/// - a *_BLOCKED makes an update due only once `consumed` reaches the
+///   limit it names (never above `max_allowed`);
 /// - a failing call changes nothing.
 ///
 /// Names follow neqo's `fc.rs`: `consumed` is the highest offset received
@@ -44,8 +46,11 @@ pub struct ReceiverFlowControl<S> {
     update_fraction: Fraction,
     /// The frame carrying `max_allowed` was lost: send it again.
     resend_pending: bool,
-    /// The peer reported *_BLOCKED: extend as soon as we can.
-    blocked_pending: bool,
+    /// The highest limit the peer reported being blocked at (*_BLOCKED)
+    /// that no update has answered yet. It counts — extend as soon as we
+    /// can — once `consumed` reaches it, i.e. once the peer has shown it
+    /// really used that credit. Never above `max_allowed`.
+    blocked_at: Option<u64>,
     /// Highest limit the peer has acknowledged receiving.
     acked_limit: u64,
     /// Time of the last tuning step (the last update sent).
@@ -78,7 +83,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             final_size: None,
             update_fraction,
             resend_pending: false,
-            blocked_pending: false,
+            blocked_at: None,
             acked_limit: initial_limit,
             last_update: None,
             retired_at_update: 0,
@@ -146,8 +151,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// True when a MAX_DATA / MAX_STREAM_DATA frame should be sent:
     /// - the frame carrying the latest limit was lost; or
     /// - the limit can be extended and either the peer reported *_BLOCKED
-    ///   or at least `update_fraction × window` bytes have been retired
-    ///   since the limit was set (one byte less is not enough).
+    ///   at a limit the data received has since reached (see
+    ///   [`ReceiverFlowControl::blocked_received`]) or at least
+    ///   `update_fraction × window` bytes have been retired since the limit
+    ///   was set (one byte less is not enough).
     ///
     /// Never true once the stream's final size is known.
     pub fn update_due(&self) -> bool {
@@ -157,9 +164,14 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if self.resend_pending {
             return true;
         }
-        self.blocked_pending
-            && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
+        self.blocked() && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
             || self.threshold_reached()
+    }
+
+    /// The peer reported *_BLOCKED at a limit that the data received has
+    /// reached: its claim is borne out.
+    fn blocked(&self) -> bool {
+        self.blocked_at.is_some_and(|at| self.consumed >= at)
     }
 
     /// The smallest extension worth answering a *_BLOCKED with: an eighth
@@ -225,7 +237,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // the limit, so this never lowers the limit.
         self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
         self.resend_pending = false;
-        self.blocked_pending = false;
+        // This update answers a borne-out *_BLOCKED; one whose data is
+        // still on its way waits for it.
+        if self.blocked() {
+            self.blocked_at = None;
+        }
         Some(Update {
             limit: self.max_allowed,
             change,
@@ -337,13 +353,33 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         )
     }
 
-    /// The peer sent DATA_BLOCKED / STREAM_DATA_BLOCKED: an update becomes
-    /// due as soon as the limit can be extended. Constant work, so a flood
+    /// The peer sent DATA_BLOCKED / STREAM_DATA_BLOCKED saying it is blocked
+    /// at `limit` (the frame's `Maximum Data` / `Maximum Stream Data`, RFC
+    /// 9000 §19.12, §19.13). The claim is recorded (the highest one not yet
+    /// answered) and counts once the data received reaches `limit`: from
+    /// then on an update is due as soon as the limit can be extended by
+    /// the *_BLOCKED step.
+    ///
+    /// A sender is blocked only when it has sent everything up to its
+    /// limit, so a claim the data does not bear out cannot advance an
+    /// update: a peer that puts *_BLOCKED in every packet gets updates (and
+    /// tuning steps) no sooner than one that reports honestly. The frame usually arrives after that data; if
+    /// the data is still on its way (reordered, or retransmitted after a
+    /// loss), the claim waits for it. A stale claim (below our limit: the
+    /// sender used up an older limit) still counts, as the sender was
+    /// starved for credit. Returns `false` — the frame changes nothing —
+    /// for a limit above the one we advertised (no honest peer is blocked
+    /// there) or once the final size is known. Constant work, so a flood
     /// of these costs the receiver nothing more.
-    pub fn blocked_received(&mut self) {
-        if self.final_size.is_none() {
-            self.blocked_pending = true;
+    pub fn blocked_received(&mut self, limit: u64) -> bool {
+        if self.final_size.is_some() || limit > self.max_allowed {
+            return false;
         }
+        // A claim already borne out stands until an update answers it.
+        if !self.blocked() {
+            self.blocked_at = Some(self.blocked_at.map_or(limit, |at| at.max(limit)));
+        }
+        true
     }
 
     /// The packet carrying the update with `limit` was declared lost. Only
@@ -521,7 +557,7 @@ impl ReceiverFlowControl<StreamId> {
         self.consumed = size;
         self.final_size = Some(size);
         self.resend_pending = false;
-        self.blocked_pending = false;
+        self.blocked_at = None;
         Ok(new)
     }
 

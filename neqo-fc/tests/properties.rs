@@ -323,12 +323,18 @@ impl World {
                 }
             }
             Op::Blocked => {
-                self.stream.blocked_received();
-                self.conn.blocked_received();
+                let due_before = self.stream.update_due();
+                let recorded = self.stream.blocked_received(self.stream.limit());
+                assert_eq!(recorded, self.stream.final_size().is_none());
+                assert!(self.conn.blocked_received(self.conn.limit()));
                 // The smallest extension worth answering *_BLOCKED with:
                 // an eighth of the update threshold, at least one byte.
                 let step = (self.stream.update_fraction().of(self.stream.window()) / 8).max(1);
-                if self.stream.final_size().is_none()
+                if self.stream.consumed() < self.stream.limit() {
+                    // The data does not bear the report out (yet): it makes
+                    // nothing due.
+                    assert_eq!(self.stream.update_due(), due_before);
+                } else if self.stream.final_size().is_none()
                     && self.stream.credit().saturating_add(step) <= self.stream.window()
                     && self.stream.limit().saturating_add(step) <= MAX_VARINT
                 {

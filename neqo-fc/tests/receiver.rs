@@ -394,7 +394,7 @@ fn failing_calls_change_nothing_in_any_state() {
     s.retire(250).unwrap();
     let u = s.send_update(ms(1), rtt(), &STATIC).unwrap();
     s.update_lost(u.limit);
-    s.blocked_received();
+    s.blocked_received(s.limit());
     assert!(s.update_due());
     let limit = s.limit();
     assert_fails(
@@ -529,7 +529,7 @@ fn received_but_unread_data_never_makes_an_update_due() {
 fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
     let mut s = stream(1000);
     s.on_data(1000, false).unwrap();
-    s.blocked_received();
+    s.blocked_received(s.limit());
     // Nothing retired: the limit cannot be extended.
     assert!(!s.update_due());
     assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
@@ -557,13 +557,70 @@ fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
 
     let mut c = conn(1000);
     c.consume(1000).unwrap();
-    c.blocked_received();
+    c.blocked_received(c.limit());
     assert!(!c.update_due());
     c.retire(30).unwrap();
     assert!(!c.update_due());
     c.retire(1).unwrap();
     assert!(c.update_due());
     assert_eq!(c.send_update(ms(1), rtt(), &STATIC).unwrap().limit, 1031);
+}
+
+/// A *_BLOCKED counts only once the data received reaches the limit the
+/// peer says it is blocked at (issue #6: a peer flooding *_BLOCKED must
+/// not make updates, and tuning steps, come sooner than retirement does).
+#[test]
+fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
+    let mut s = stream(1000);
+    s.on_data(600, false).unwrap();
+    s.retire(100).unwrap();
+    // 100 retired ≥ the 31-byte *_BLOCKED step, but the peer has sent only
+    // 600 of its 1000: it is not blocked, and the report changes nothing.
+    assert!(s.blocked_received(1000));
+    for _ in 0..1000 {
+        assert!(s.blocked_received(1000));
+    }
+    assert!(!s.update_due());
+    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    assert_eq!(s.limit(), 1000);
+    // The data up to 1000 arrives (it was in flight): the report stands.
+    s.on_data(1000, false).unwrap();
+    assert!(s.update_due());
+    let u = s.send_update(ms(2), rtt(), &STATIC).unwrap();
+    assert_eq!(u.limit, 1100);
+    // That update answered it: 40 more bytes (≥ 31) are not enough now.
+    s.retire(140).unwrap();
+    assert!(!s.update_due());
+    // A limit above the one we advertised: no honest peer is blocked
+    // there; ignored.
+    assert!(!s.blocked_received(1101));
+    assert!(!s.update_due());
+    // Blocked at the older 1000, which the data reached: a sender starved
+    // before our 1100 arrived. It counts (40 ≥ 31 retired).
+    assert!(s.blocked_received(1000));
+    assert!(s.update_due());
+    assert_eq!(s.send_update(ms(3), rtt(), &STATIC).unwrap().limit, 1140);
+    assert!(!s.update_due());
+
+    // The same at the connection level.
+    let mut c = conn(1000);
+    c.consume(500).unwrap();
+    c.retire(200).unwrap();
+    assert!(c.blocked_received(1000));
+    assert!(
+        !c.update_due(),
+        "200 < ¼ × 1000 and the report is not borne out"
+    );
+    c.consume(499).unwrap();
+    assert!(!c.update_due());
+    c.consume(1).unwrap();
+    assert!(c.update_due());
+    assert_eq!(c.send_update(ms(1), rtt(), &STATIC).unwrap().limit, 1200);
+    // Once the final size is known, reports are ignored.
+    let mut f = stream(1000);
+    f.on_data(500, true).unwrap();
+    assert!(!f.blocked_received(1000));
+    assert!(!f.blocked_received(500));
 }
 
 /// A stream with two updates sent: limits 1250 then 1500.
@@ -624,13 +681,13 @@ fn acking_the_latest_limit_clears_a_pending_resend() {
 fn no_update_once_final_size_is_known() {
     let (mut s, _, l2) = two_updates();
     s.update_lost(l2);
-    s.blocked_received();
+    s.blocked_received(s.limit());
     assert!(s.update_due());
     assert_eq!(s.on_data(1300, true), Ok(50));
     assert!(!s.update_due(), "FIN clears a pending resend");
     s.retire(1300).unwrap();
     assert!(!s.update_due());
-    s.blocked_received();
+    s.blocked_received(s.limit());
     s.update_lost(l2);
     assert!(!s.update_due());
     assert_eq!(s.send_update(ms(10), rtt(), &STATIC), None);
@@ -855,7 +912,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     s.on_data(2_251_000, false).unwrap();
     s.retire(1_500_249).unwrap();
     assert!(!s.update_due(), "250_249 < ¼ × 1_001_000");
-    s.blocked_received();
+    s.blocked_received(s.limit());
     let u = s.send_update(ms(1150), rtt, &same).unwrap();
     assert_eq!((u.limit, u.change, same.calls.get()), (2_501_249, None, 0));
     // Exactly the threshold since that limit: a tuning step over everything
@@ -1027,8 +1084,10 @@ fn blocked_update_does_not_tune_on_a_read_burst() {
     // carries (expected 983_040), no growth.
     s.retire(w / 2).unwrap();
     assert_eq!(s.send_update(ms(500), rtt, &tuner).unwrap().change, None);
-    // The sender reports being blocked; the reader reads a small burst.
-    s.blocked_received();
+    // The sender fills its limit and reports being blocked; the reader
+    // reads a small burst.
+    s.on_data(s.limit(), false).unwrap();
+    assert!(s.blocked_received(s.limit()));
     s.retire(w / 2 + w / 32).unwrap();
     let u = s.send_update(ms(500) + Duration::from_micros(500), rtt, &tuner);
     assert_eq!(u.unwrap().change, None, "window grew on a slow reader");

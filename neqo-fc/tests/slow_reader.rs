@@ -23,9 +23,9 @@ enum Frame {
     /// STREAM data ending at this offset (sender → receiver).
     Stream(u64),
     /// STREAM_DATA_BLOCKED (sender → receiver).
-    StreamBlocked,
+    StreamBlocked(u64),
     /// DATA_BLOCKED (sender → receiver).
-    DataBlocked,
+    DataBlocked(u64),
     /// MAX_STREAM_DATA (receiver → sender).
     MaxStreamData(u64),
     /// MAX_DATA (receiver → sender).
@@ -114,8 +114,12 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
                     let new = stream.on_data(offset, false).expect("within the limit");
                     conn.consume(new).expect("within the connection limit");
                 }
-                Frame::StreamBlocked => stream.blocked_received(),
-                Frame::DataBlocked => conn.blocked_received(),
+                Frame::StreamBlocked(limit) => {
+                    stream.blocked_received(limit);
+                }
+                Frame::DataBlocked(limit) => {
+                    conn.blocked_received(limit);
+                }
                 Frame::MaxStreamData(_) | Frame::MaxData(_) => unreachable!(),
             }
         } else if now == next_tx {
@@ -151,11 +155,17 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
         if report_blocked && credit_stream.blocked() {
             credit_stream.blocked_sent();
             seen.blocked_sent += 1;
-            to_receiver.push_back((now.max(link_free) + one_way, Frame::StreamBlocked));
+            to_receiver.push_back((
+                now.max(link_free) + one_way,
+                Frame::StreamBlocked(credit_stream.limit()),
+            ));
         }
         if report_blocked && credit_conn.blocked() {
             credit_conn.blocked_sent();
-            to_receiver.push_back((now.max(link_free) + one_way, Frame::DataBlocked));
+            to_receiver.push_back((
+                now.max(link_free) + one_way,
+                Frame::DataBlocked(credit_conn.limit()),
+            ));
         }
         if receiver_acted {
             if let Some(u) = stream.send_update(at, rtt_est, &tuner) {

@@ -415,9 +415,11 @@ impl Connection {
                     self.activate(i);
                 }
             }
-            Frame::DataBlocked { .. } => self.rx.blocked_received(None),
-            Frame::StreamDataBlocked { stream_id, .. } => {
-                self.rx.blocked_received(Some(StreamId(stream_id)));
+            Frame::DataBlocked { limit } => {
+                self.rx.blocked_received(None, limit);
+            }
+            Frame::StreamDataBlocked { stream_id, limit } => {
+                self.rx.blocked_received(Some(StreamId(stream_id)), limit);
             }
             Frame::ResetStream {
                 stream_id,
