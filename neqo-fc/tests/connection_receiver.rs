@@ -880,6 +880,8 @@ struct Flow {
     read_log: Vec<u64>,
     /// MAX_STREAM_DATA frames the receiver wrote, by tick.
     update_ticks: Vec<u64>,
+    /// The sender has data for this stream.
+    sending: bool,
 }
 
 /// A connection with several streams over an idealised path: the sender
@@ -909,6 +911,10 @@ struct Loop {
     windows: Vec<Vec<u64>>,
     /// Most bytes received and not read, all streams.
     max_buffered: u64,
+    /// The sender reports STREAM_DATA_BLOCKED (at the limit it knows) when
+    /// a stream's credit runs out, once per limit; it arrives RTT / 2 later.
+    send_blocked: bool,
+    blocked: VecDeque<(u64, StreamId, u64)>,
 }
 
 impl Loop {
@@ -926,6 +932,7 @@ impl Loop {
                     read_per_tick: r,
                     read_log: Vec::new(),
                     update_ticks: Vec::new(),
+                    sending: true,
                 }
             })
             .collect();
@@ -946,6 +953,8 @@ impl Loop {
             estimates: Vec::new(),
             windows: Vec::new(),
             max_buffered: 0,
+            send_blocked: false,
+            blocked: VecDeque::new(),
         }
     }
 
@@ -1000,6 +1009,10 @@ impl Loop {
                 }
             };
         }
+        while self.blocked.front().is_some_and(|b| b.0 <= self.tick) {
+            let (_, id, limit) = self.blocked.pop_front().unwrap();
+            self.rx.blocked_received(Some(id), limit);
+        }
         for f in &mut self.flows {
             let s = self.rx.stream(f.id).unwrap();
             let to = s.consumed().min(s.retired() + f.read_per_tick);
@@ -1022,6 +1035,9 @@ impl Loop {
         for k in 0..n_flows {
             let i = (self.tick as usize + k) % n_flows;
             let f = &mut self.flows[i];
+            if !f.sending {
+                continue;
+            }
             let can = f.credit.available();
             let n = can.min(self.conn_credit.available()).min(link);
             if can > 0 && self.conn_credit.available() == 0 {
@@ -1035,6 +1051,12 @@ impl Loop {
             link -= n;
             self.data
                 .push_back((self.tick + self.one_way, i, f.credit.used()));
+            if self.send_blocked && f.credit.blocked() {
+                let limit = f.credit.limit();
+                f.credit.blocked_sent();
+                self.blocked
+                    .push_back((self.tick + self.one_way, f.id, limit));
+            }
         }
         for c in self.rx.drain_changes() {
             self.changes.push((self.tick, c));
@@ -1236,6 +1258,57 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
         sim.floor_violations
     );
     assert_eq!(sim.budget_violations, 0);
+}
+
+/// Eight readers that each want the whole link share it, every stream's
+/// credit capped at its share of the estimate. At 1,500 ms (just after a
+/// pass) seven stop reading and their sender has nothing more for them.
+/// Stream 0 takes the link, runs out of its share within a few ms and
+/// reports STREAM_DATA_BLOCKED: with one of eight streams reading since
+/// the last pass the share is stale, so a pass runs as soon as the
+/// report arrives (≥ a quarter RTT after the last pass) instead of at
+/// 1,550 ms, and raises stream 0 to the estimate's share.
+fn stale_share(send_blocked: bool) -> Vec<(u64, WindowChange)> {
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK; 8]);
+    sim.send_blocked = send_blocked;
+    sim.run_until(1501);
+    let before = sim.window(0);
+    for f in &mut sim.flows[1..] {
+        f.read_per_tick = 0;
+        f.sending = false;
+    }
+    sim.run_until(1560);
+    assert!(
+        sim.floor_violations.is_empty(),
+        "{:?}",
+        sim.floor_violations
+    );
+    assert_eq!(sim.budget_violations, 0);
+    let raised: Vec<_> = sim
+        .changes_of(0, ChangeReason::Budget)
+        .into_iter()
+        .filter(|c| c.0 > 1500 && c.1.new > c.1.old)
+        .collect();
+    let first = raised.first().expect("raised after the stop").1;
+    assert_eq!(first.old, before);
+    assert!(first.new >= 2 * before, "{before} -> {}", first.new);
+    raised
+}
+
+#[test]
+fn blocked_at_a_stale_share_rebalances_early() {
+    let raised = stale_share(true);
+    let at = raised[0].0;
+    assert!(
+        (1500 + RTT_MS / 4..1550).contains(&at),
+        "raised at {at} ms: {raised:?}"
+    );
+}
+
+#[test]
+fn without_blocked_a_stale_share_waits_for_the_next_pass() {
+    let raised = stale_share(false);
+    assert_eq!(raised[0].0, 1550, "{raised:?}");
 }
 
 /// 32 streams share 1 MB per RTT (31.25 KB each): once the estimate has
