@@ -91,8 +91,11 @@ pub struct ConnectionReceiver<T> {
     /// Streams that read something in the last rebalancing pass (≥ 1).
     active: u64,
     next_reclaim: Option<Duration>,
-    /// The estimate has stopped growing once (the start-up ramp is over).
+    /// The measured need has stopped growing once (the start-up ramp is
+    /// over): from then on a stream's share may go below its seed.
     ramped: bool,
+    /// `connection_floor ×` the bytes moved per RTT at the last pass.
+    last_need: u64,
     /// A stream reported *_BLOCKED while its credit was at its share.
     share_blocked: bool,
     /// Streams that retired something since the last pass.
@@ -120,6 +123,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             active: 1,
             next_reclaim: None,
             ramped: false,
+            last_need: 0,
             share_blocked: false,
             readers_since_pass: 0,
             last_pass: (Duration::ZERO, Duration::ZERO),
@@ -645,13 +649,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
             crate::math::nanos(interval),
         );
         let need = self.config.connection_floor.of_ceil(per_rtt);
-        // The start-up ramp is over once the measured need reaches the
-        // estimate and stops growing (within an eighth).
-        if need >= self.estimate - self.estimate / 8
-            && need <= self.estimate.saturating_add(self.estimate / 8)
-        {
+        // The start-up ramp is over once the measured need stops growing
+        // (within an eighth of the last pass's) — a doubling sender grows
+        // it ×2 per RTT until the path or the reader limits it.
+        if need > 0 && self.last_need > 0 && need <= self.last_need + self.last_need / 8 {
             self.ramped = true;
         }
+        self.last_need = need;
         self.estimate = self.estimate.max(need);
         let idle_after = srtt.saturating_mul(budget.idle_rtts);
         let mut active = 0u64;
