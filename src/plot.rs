@@ -146,17 +146,13 @@ fn draw_run(
         .iter()
         .any(|p| !finite(p.stream_window) || !finite(p.conn_window));
     let clip = |v: u64| (v as f64 / MIB).min(window_top);
-    let mut chart = ChartBuilder::on(&panels[0])
-        .caption("receive windows (client)", (FONT, 16))
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..t_max, 0f64..window_top)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("MiB")
-        .draw()?;
+    let mut chart = time_panel(
+        &panels[0],
+        "receive windows (client)",
+        t_max,
+        window_top,
+        "MiB",
+    )?;
     let off_scale = if clipped {
         " (unlimited: off scale)"
     } else {
@@ -172,29 +168,21 @@ fn draw_run(
     .into_iter()
     .enumerate()
     {
-        let c = colour(i);
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.t, clip(get(p)))),
-                c.stroke_width(2),
-            ))?
-            .label(format!("{label}{off_scale}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        line(
+            &mut chart,
+            points.iter().map(|p| (p.t, clip(get(p)))),
+            &format!("{label}{off_scale}"),
+            colour(i).stroke_width(2),
+        )?;
     }
     let bdp = bdp_bytes as f64 / MIB;
-    chart
-        .draw_series(LineSeries::new(
-            [(0.0, bdp), (t_max, bdp)],
-            REFERENCE.stroke_width(1),
-        ))?
-        .label("BDP")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], REFERENCE));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    line(
+        &mut chart,
+        [(0.0, bdp), (t_max, bdp)].into_iter(),
+        "BDP",
+        REFERENCE.stroke_width(1),
+    )?;
+    legend(&mut chart)?;
 
     // Panel 2: the sender's congestion window and bytes in flight.
     let sender_max = points
@@ -203,17 +191,13 @@ fn draw_run(
         .max()
         .unwrap_or(0);
     let sender_top = (sender_max as f64 / MIB * 1.1).max(0.01);
-    let mut chart = ChartBuilder::on(&panels[1])
-        .caption("sender: congestion window and bytes in flight", (FONT, 16))
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..t_max, 0f64..sender_top)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("MiB")
-        .draw()?;
+    let mut chart = time_panel(
+        &panels[1],
+        "sender: congestion window and bytes in flight",
+        t_max,
+        sender_top,
+        "MiB",
+    )?;
     for (i, (label, get)) in [
         ("cwnd", (|p: &Point| p.cwnd) as fn(&Point) -> u64),
         ("bytes in flight", |p: &Point| p.in_flight),
@@ -221,59 +205,95 @@ fn draw_run(
     .into_iter()
     .enumerate()
     {
-        let c = colour(i + 2);
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.t, get(p) as f64 / MIB)),
-                c.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        line(
+            &mut chart,
+            points.iter().map(|p| (p.t, get(p) as f64 / MIB)),
+            label,
+            colour(i + 2).stroke_width(2),
+        )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&mut chart)?;
 
     // Panel 3: goodput against the link rate.
     let link = link_rate_bps as f64 / 1e6;
     let goodput_max = points.iter().map(|p| p.goodput_bps).fold(0.0, f64::max) / 1e6;
     let goodput_top = (goodput_max.max(link) * 1.1).max(0.001);
-    let mut chart = ChartBuilder::on(&panels[2])
-        .caption("goodput (bytes read by the application)", (FONT, 16))
+    let mut chart = time_panel(
+        &panels[2],
+        "goodput (bytes read by the application)",
+        t_max,
+        goodput_top,
+        "Mbit/s",
+    )?;
+    line(
+        &mut chart,
+        points.iter().map(|p| (p.t, p.goodput_bps / 1e6)),
+        "goodput",
+        colour(4).stroke_width(2),
+    )?;
+    line(
+        &mut chart,
+        [(0.0, link), (t_max, link)].into_iter(),
+        "link rate",
+        REFERENCE.stroke_width(1),
+    )?;
+    legend(&mut chart)?;
+    root.present()?;
+    Ok(())
+}
+
+/// One panel of [`run_plot`]: time on x (0 to `t_max` seconds), `unit` on y
+/// (0 to `top`).
+type TimePanel<'a> = ChartContext<
+    'a,
+    SVGBackend<'a>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// A [`TimePanel`] with its caption and mesh drawn.
+fn time_panel<'a>(
+    area: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    caption: &str,
+    t_max: f64,
+    top: f64,
+    unit: &str,
+) -> Result<TimePanel<'a>, Box<dyn Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 16))
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(70)
-        .build_cartesian_2d(0f64..t_max, 0f64..goodput_top)?;
+        .build_cartesian_2d(0f64..t_max, 0f64..top)?;
     chart
         .configure_mesh()
         .x_desc("time (s)")
-        .y_desc("Mbit/s")
+        .y_desc(unit)
         .draw()?;
-    let c = colour(4);
+    Ok(chart)
+}
+
+/// Draws one line and its legend entry.
+fn line(
+    chart: &mut TimePanel<'_>,
+    data: impl Iterator<Item = (f64, f64)>,
+    label: &str,
+    style: ShapeStyle,
+) -> PlotResult {
     chart
-        .draw_series(LineSeries::new(
-            points.iter().map(|p| (p.t, p.goodput_bps / 1e6)),
-            c.stroke_width(2),
-        ))?
-        .label("goodput")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(
-            [(0.0, link), (t_max, link)],
-            REFERENCE.stroke_width(1),
-        ))?
-        .label("link rate")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], REFERENCE));
+        .draw_series(LineSeries::new(data, style))?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    Ok(())
+}
+
+/// Draws the legend, lower right.
+fn legend(chart: &mut TimePanel<'_>) -> PlotResult {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()?;
-    root.present()?;
     Ok(())
 }
 
