@@ -371,23 +371,12 @@ pub struct RunArgs {
     /// another (neqo+budget), -budget to take ours away (default-budget).
     #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, default_value = "default")]
     pub tuner: TunerChoice,
-    /// Share of the window the reader must consume before a window update
-    /// is sent: 1.0 = only when exhausted, 0.5, 0.25. Overrides the tuner's.
-    #[arg(long, value_name = "F", value_parser = units::parse_fraction, allow_hyphen_values = true)]
-    pub update_fraction: Option<Fraction>,
     /// Client read rate in bit/s, all streams together (default unlimited).
     #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
     pub reader_rate: Option<u64>,
-    /// Initial stream receive window in bytes (for fixed: its size).
-    /// Overrides the tuner's.
-    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
-    pub initial_window: Option<u64>,
-    /// Congestion control at the sender.
-    #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
-    pub cc: CcArg,
-    /// PRNG seed (loss, jitter); same seed, same result.
-    #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
-    pub seed: u64,
+    /// Flow-control overrides, congestion control and seed.
+    #[command(flatten)]
+    pub transport: TransportArgs,
     /// Encode every packet to bytes, decode it and check every payload byte
     /// (slower); exits 1 if any byte differs.
     #[arg(long)]
@@ -410,6 +399,36 @@ pub struct RunArgs {
     /// summary.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Flags `run` and `compare` share: what they override in every tuner's
+/// configuration, the sender's congestion control and the PRNG seed.
+#[derive(Debug, Args)]
+pub struct TransportArgs {
+    /// Share of the window the reader must consume before a window update
+    /// is sent: 1.0 = only when exhausted, 0.5, 0.25. Overrides the tuner's.
+    #[arg(long, value_name = "F", value_parser = units::parse_fraction, allow_hyphen_values = true)]
+    pub update_fraction: Option<Fraction>,
+    /// Initial stream receive window in bytes (for fixed: its size).
+    /// Overrides the tuner's.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
+    pub initial_window: Option<u64>,
+    /// Congestion control at the sender.
+    #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
+    pub cc: CcArg,
+    /// PRNG seed (loss, jitter); same seed, same result.
+    #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
+    pub seed: u64,
+}
+
+impl TransportArgs {
+    /// The configuration overrides these flags ask for.
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            update_fraction: self.update_fraction,
+            initial_window: self.initial_window,
+        }
+    }
 }
 
 /// Flags of `fc-lab compare`.
@@ -444,19 +463,9 @@ pub struct CompareArgs {
     /// Report folder (report.json, report.md, SVG plots).
     #[arg(long, value_name = "DIR", default_value = "fc-lab-report")]
     pub out: PathBuf,
-    /// Share of the window consumed before an update, for every tuner
-    /// (1.0 = only when exhausted, 0.5, 0.25).
-    #[arg(long, value_name = "F", value_parser = units::parse_fraction, allow_hyphen_values = true)]
-    pub update_fraction: Option<Fraction>,
-    /// Initial stream window in bytes, for every tuner.
-    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
-    pub initial_window: Option<u64>,
-    /// Congestion control at the sender.
-    #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
-    pub cc: CcArg,
-    /// PRNG seed of every run.
-    #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
-    pub seed: u64,
+    /// Flow-control overrides, congestion control and seed (every run).
+    #[command(flatten)]
+    pub transport: TransportArgs,
     /// Print the reports as a JSON array instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -662,12 +671,9 @@ impl RunArgs {
             ));
         }
         let mut spec = RunSpec::new(path, workload, self.tuner);
-        spec.overrides = Overrides {
-            update_fraction: self.update_fraction,
-            initial_window: self.initial_window,
-        };
-        spec.cc = self.cc.into();
-        spec.seed = self.seed;
+        spec.overrides = self.transport.overrides();
+        spec.cc = self.transport.cc.into();
+        spec.seed = self.transport.seed;
         spec.verify = self.verify;
         spec.time_limit = self.time_limit;
         spec.trace = match (&self.qlog, self.qlog_level) {
@@ -681,7 +687,7 @@ impl RunArgs {
 
 fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
     let spec = a.spec()?;
-    if spec.tuner.base == TunerSpec::Unlimited && a.initial_window.is_some() {
+    if spec.tuner.base == TunerSpec::Unlimited && a.transport.initial_window.is_some() {
         return Err(LabError::flag(
             "--initial-window",
             "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
@@ -895,13 +901,12 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
         Matrix::full()
     };
     matrix.filter(&a.profile, &a.workload, &a.tuner);
-    matrix.seed = a.seed;
-    matrix.cc = a.cc.into();
-    matrix.overrides = Overrides {
-        update_fraction: a.update_fraction,
-        initial_window: a.initial_window,
-    };
-    if a.initial_window.is_some() && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited) {
+    matrix.seed = a.transport.seed;
+    matrix.cc = a.transport.cc.into();
+    matrix.overrides = a.transport.overrides();
+    if a.transport.initial_window.is_some()
+        && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited)
+    {
         return Err(LabError::flag(
             "--initial-window",
             format!(
