@@ -155,6 +155,14 @@ fn threads_arg(s: &str) -> Result<usize, UnitError> {
         .ok_or_else(|| unit_err(E, s))
 }
 
+fn random_seeds_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a seed count in 1..=100 like 5";
+    units::parse_count(s)
+        .ok()
+        .filter(|n| (1..=100).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
 /// Congestion control at the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CcArg {
@@ -456,6 +464,11 @@ pub struct CompareArgs {
     /// many-100, many-1000, stall-mix, stop-reading.
     #[arg(long, value_name = "NAME", value_parser = workload_arg, value_delimiter = ',')]
     pub workload: Vec<MatrixWorkload>,
+    /// Seeds per cell on paths with random loss or jitter (lossy,
+    /// reorder): runs use --seed, --seed + 1, … and the report keeps the
+    /// run with the median goodput.
+    #[arg(long, value_name = "N", value_parser = random_seeds_arg, default_value = "5", allow_hyphen_values = true)]
+    pub random_seeds: u64,
     /// Worker threads (default: the number of cores). Results do not
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
@@ -902,6 +915,7 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
     };
     matrix.filter(&a.profile, &a.workload, &a.tuner);
     matrix.seed = a.transport.seed;
+    matrix.random_seeds = a.random_seeds;
     matrix.cc = a.transport.cc.into();
     matrix.overrides = a.transport.overrides();
     if a.transport.initial_window.is_some()
@@ -934,6 +948,7 @@ fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
         bar.inc(1);
     });
     bar.finish_and_clear();
+    let reports = compare::median_of_seeds(reports);
     let wall = started.elapsed();
     if a.json {
         print(&json_line(&reports)?);

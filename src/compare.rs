@@ -56,13 +56,21 @@ pub struct Matrix {
     pub sections: Vec<Section>,
     /// Quarter-size bulk transfers.
     pub quick: bool,
-    /// PRNG seed of every run.
+    /// PRNG seed of every run (the first, on random paths).
     pub seed: u64,
+    /// Seeds per cell on paths with random loss or jitter: runs use
+    /// `seed, seed + 1, …` and the report keeps the median-goodput run
+    /// (one seed is a single draw of the loss pattern, too noisy to rank
+    /// tuners by). Invariant: ≥ 1.
+    pub random_seeds: u64,
     /// Congestion control of every run.
     pub cc: CcAlgorithm,
     /// Overrides applied to every tuner.
     pub overrides: Overrides,
 }
+
+/// Seeds per cell on paths with random loss or jitter, by default.
+pub const DEFAULT_RANDOM_SEEDS: u64 = 5;
 
 /// Profiles of the `--quick` matrix.
 pub const QUICK_PROFILES: [&str; 3] = ["residential-cable", "gbit-50ms", "lossy"];
@@ -118,6 +126,7 @@ impl Matrix {
             ],
             quick: false,
             seed: 1,
+            random_seeds: DEFAULT_RANDOM_SEEDS,
             cc: CcAlgorithm::Cubic,
             overrides: Overrides::default(),
         }
@@ -183,8 +192,10 @@ impl Matrix {
         self.sections.iter().flat_map(|s| &s.tuners)
     }
 
-    /// One spec per (profile, workload, tuner), section by section, in
-    /// that nesting order.
+    /// One spec per (profile, workload, tuner) — `random_seeds` of them,
+    /// consecutive, on a path with random loss or jitter — section by
+    /// section, in that nesting order. [`median_of_seeds`] folds the
+    /// reports back to one per cell.
     #[must_use]
     pub fn specs(&self) -> Vec<RunSpec> {
         let mut specs = Vec::new();
@@ -193,12 +204,19 @@ impl Matrix {
                 let path = profile.path();
                 for workload in &section.workloads {
                     let w = workload.on(&path, self.quick);
+                    let seeds = if profile.is_random() {
+                        self.random_seeds.max(1)
+                    } else {
+                        1
+                    };
                     for tuner in &section.tuners {
-                        let mut spec = RunSpec::new(path.clone(), w.clone(), *tuner);
-                        spec.seed = self.seed;
-                        spec.cc = self.cc;
-                        spec.overrides = self.overrides;
-                        specs.push(spec);
+                        for k in 0..seeds {
+                            let mut spec = RunSpec::new(path.clone(), w.clone(), *tuner);
+                            spec.seed = self.seed.wrapping_add(k);
+                            spec.cc = self.cc;
+                            spec.overrides = self.overrides;
+                            specs.push(spec);
+                        }
                     }
                 }
             }
@@ -237,6 +255,50 @@ pub fn run_all(
             slot.unwrap_or_else(|| RunReport::failed(spec, "worker thread failed".to_owned()))
         })
         .collect()
+}
+
+/// Folds consecutive reports of the same (profile, workload, tuner) — the
+/// seeds of one cell — into one: the run with the median goodput (the
+/// lower median for an even count, ties broken by seed), with `seeds` set
+/// to the count. A failed or incomplete run is kept instead, so a seed
+/// that breaks is never hidden by the median.
+#[must_use]
+pub fn median_of_seeds(reports: Vec<RunReport>) -> Vec<RunReport> {
+    let mut out: Vec<RunReport> = Vec::new();
+    let mut cell: Vec<RunReport> = Vec::new();
+    let same = |a: &RunReport, b: &RunReport| {
+        a.profile == b.profile && a.workload == b.workload && a.tuner == b.tuner
+    };
+    let flush = |cell: &mut Vec<RunReport>, out: &mut Vec<RunReport>| {
+        let n = cell.len() as u64;
+        if n == 0 {
+            return;
+        }
+        let pick = if let Some(i) = cell.iter().position(|r| !r.ok()) {
+            i
+        } else {
+            let mut order: Vec<usize> = (0..cell.len()).collect();
+            order.sort_by(|&a, &b| {
+                cell[a]
+                    .goodput_bps
+                    .total_cmp(&cell[b].goodput_bps)
+                    .then(cell[a].seed.cmp(&cell[b].seed))
+            });
+            order[(order.len() - 1) / 2]
+        };
+        let mut chosen = cell.swap_remove(pick);
+        chosen.seeds = n;
+        out.push(chosen);
+        cell.clear();
+    };
+    for r in reports {
+        if cell.last().is_some_and(|last| !same(last, &r)) {
+            flush(&mut cell, &mut out);
+        }
+        cell.push(r);
+    }
+    flush(&mut cell, &mut out);
+    out
 }
 
 /// Consecutive reports of the same (profile, workload): one table block.
@@ -403,11 +465,15 @@ congestion window but no flow-control credit.";
 pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> String {
     let mut md = String::from("# fc-lab comparison\n\n");
     md.push_str(&format!(
-        "{} runs; seed {}, {}{}.\n\n",
+        "{} results from {} runs; seed {}, {}{}; on paths with random loss or jitter each \
+         result is the median-goodput run of seeds {}..={}.\n\n",
         reports.len(),
+        matrix.specs().len(),
         matrix.seed,
         matrix.cc.name(),
         if matrix.quick { ", quick sizes" } else { "" },
+        matrix.seed,
+        matrix.seed.wrapping_add(matrix.random_seeds.max(1) - 1),
     ));
     for section in &matrix.sections {
         md.push_str(&format!(
@@ -695,14 +761,15 @@ mod tests {
     fn full_matrix_shape() {
         let m = Matrix::full();
         let specs = m.specs();
-        assert_eq!(specs.len(), 13 * 5 * 6 + 2 * 4 * 6);
+        // lossy and reorder run five seeds per cell.
+        assert_eq!(specs.len(), (11 + 2 * 5) * 5 * 6 + 2 * 4 * 6);
         assert_eq!(specs[0].path.name, "satellite");
         assert_eq!(specs[0].workload.name, "bulk");
         assert_eq!(specs[0].tuner, TunerSpec::Default.into());
         assert_eq!(specs[5].tuner, TunerSpec::Unlimited.into());
         assert_eq!(specs[6].workload.name, "small-msgs");
         // The many-streams section follows the main matrix.
-        let many = &specs[13 * 5 * 6..];
+        let many = &specs[21 * 5 * 6..];
         assert_eq!(many[0].path.name, "gbit-50ms");
         assert_eq!(many[0].workload.name, "many-100");
         assert_eq!(
@@ -720,10 +787,48 @@ mod tests {
         assert_eq!(many[24].path.name, "residential-cable");
         assert!(many.iter().all(|s| s.workload.streams >= 10));
         let q = Matrix::quick().specs();
-        assert_eq!(q.len(), 3 * 3 * 6 + 2 * 2 * 4);
-        assert!(q.iter().all(|s| s.seed == 1));
-        assert_eq!(q[54].workload.name, "many-100");
-        assert_eq!(q[58].workload.name, "stall-mix");
+        // quick: lossy is the third profile, five seeds per cell.
+        assert_eq!(q.len(), (2 + 5) * 3 * 6 + 2 * 2 * 4);
+        assert!(q[..36].iter().all(|s| s.seed == 1));
+        assert_eq!(
+            q[36..41].iter().map(|s| s.seed).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
+        assert!(q[36..41].iter().all(|s| s.path.name == "lossy"));
+        assert_eq!(q[126].workload.name, "many-100");
+        assert_eq!(q[130].workload.name, "stall-mix");
+    }
+
+    #[test]
+    fn median_of_seeds_keeps_the_median_run_or_a_failure() {
+        let mut cell: Vec<RunReport> = [3.0, 1.0, 5.0, 2.0, 4.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                let mut r = report("lossy", "bulk", "default", 1.0, true);
+                r.seed = i as u64 + 1;
+                r.goodput_bps = g;
+                r
+            })
+            .collect();
+        let mut other = report("lossy", "bulk", "neqo", 1.0, true);
+        other.goodput_bps = 7.0;
+        let mut all = cell.clone();
+        all.push(other.clone());
+        let folded = median_of_seeds(all);
+        assert_eq!(folded.len(), 2);
+        assert_eq!((folded[0].goodput_bps, folded[0].seed), (3.0, 1));
+        assert_eq!(folded[0].seeds, 5);
+        assert_eq!((folded[1].tuner.as_str(), folded[1].seeds), ("neqo", 1));
+        // Even count: the lower median; ties by seed.
+        cell.truncate(4);
+        let folded = median_of_seeds(cell.clone());
+        assert_eq!((folded[0].goodput_bps, folded[0].seeds), (2.0, 4));
+        // A failed seed is reported, not hidden.
+        cell[2] = report("lossy", "bulk", "default", 1.0, false);
+        cell[2].seed = 3;
+        let folded = median_of_seeds(cell);
+        assert_eq!((folded[0].seed, folded[0].ok()), (3, false));
     }
 
     #[test]
@@ -744,9 +849,10 @@ mod tests {
         );
         assert_eq!(m.sections.len(), 2);
         let specs = m.specs();
-        assert_eq!(specs.len(), 13 + 2);
+        // 13 profiles, lossy and reorder with five seeds each.
+        assert_eq!(specs.len(), 11 + 2 * 5 + 2);
         assert!(specs.iter().all(|s| s.tuner == neqo_b));
-        assert_eq!(specs[13].workload.name, "many-100");
+        assert_eq!(specs[21].workload.name, "many-100");
         // Profiles replace every section's.
         let mut m = Matrix::quick();
         m.filter(&[cable], &[], &[]);
@@ -756,7 +862,7 @@ mod tests {
         let mut m = Matrix::quick();
         m.filter(&[], &[MatrixWorkload::LargeMsg], &[]);
         assert_eq!(m.sections.len(), 1);
-        assert_eq!(m.specs().len(), 3 * 6);
+        assert_eq!(m.specs().len(), (2 + 5) * 6);
     }
 
     fn report(profile: &str, workload: &str, tuner: &str, secs: f64, ok: bool) -> RunReport {

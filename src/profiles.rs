@@ -170,6 +170,13 @@ pub fn names() -> String {
 }
 
 impl Profile {
+    /// True if runs on this path depend on the PRNG seed (random loss or
+    /// jitter): one seed is one draw of the loss pattern.
+    #[must_use]
+    pub fn is_random(&self) -> bool {
+        self.loss > 0.0 || self.jitter > Duration::ZERO
+    }
+
     /// The path this profile describes, ready to run.
     #[must_use]
     pub fn path(&self) -> PathSpec {

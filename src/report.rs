@@ -26,6 +26,10 @@ pub struct RunReport {
     pub workload: String,
     /// PRNG seed.
     pub seed: u64,
+    /// Runs this report stands for: 1, or — in `compare`, on a path with
+    /// random loss or jitter — the number of seeds (`seed`, `seed + 1`, …)
+    /// whose median-goodput run this is.
+    pub seeds: u64,
     /// Bytes the client application read, all streams.
     pub bytes: u64,
     /// Bytes the workload was to deliver, all streams.
@@ -190,6 +194,7 @@ impl RunReport {
             tuner: spec.tuner.name(),
             workload: spec.workload.name.clone(),
             seed: spec.seed,
+            seeds: 1,
             bytes: 0,
             expected_bytes: spec.workload.total_bytes(),
             streams: spec.workload.streams,
