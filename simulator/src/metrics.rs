@@ -42,6 +42,17 @@ pub struct Metrics {
     pub retransmitted_bytes: u64,
     /// Packets declared lost by the sender.
     pub packets_lost: u64,
+    /// Of those, packets acknowledged later after all (spurious losses);
+    /// never more than `packets_lost`.
+    pub spurious_losses: u64,
+    /// Congestion events the sender undid because every loss behind them
+    /// was spurious.
+    pub undone_congestion_events: u64,
+    /// Times the sender declared persistent congestion (RFC 9002 §7.6).
+    pub persistent_congestion: u64,
+    /// The sender's packet threshold at the end (3 unless spurious losses
+    /// raised it; never above the transport's cap).
+    pub packet_threshold: u64,
     /// Time the sender had data and congestion window but no flow-control
     /// credit (stream or connection).
     pub fc_blocked: Duration,

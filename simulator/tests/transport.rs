@@ -40,7 +40,7 @@ fn unlimited_windows(s: &mut Scenario) {
 
 /// A 50 Mbit/s path, 15 ms one way, 200 kB queue, with `loss` and up to
 /// 3 ms of jitter that reorders (paced packets leave ~1–3 ms apart at these
-/// windows, so neighbours swap often: 500–700 reordered arrivals per run).
+/// windows, so neighbours swap often: 530–920 reordered arrivals per run).
 fn lossy_path(loss: LossModel) -> PathConfig {
     PathConfig {
         rate_bps: Some(50_000_000),

@@ -225,7 +225,7 @@ impl Connection {
     /// Seeds the RTT estimator with the handshake's sample, and records
     /// both ends' transport parameters.
     pub fn start(&mut self, now: Time, handshake_rtt: Duration) {
-        self.recovery.seed_rtt(handshake_rtt);
+        self.recovery.seed_rtt(now, handshake_rtt);
         let params = Parameters {
             initial_max_data: self.cfg.fc.initial_connection_window,
             initial_max_stream_data: self.cfg.fc.initial_stream_window,
@@ -389,11 +389,11 @@ impl Connection {
                 ranges,
             } => {
                 let out = self.recovery.on_ack(now, largest, ack_delay, &ranges);
-                for p in &out.acked {
+                for p in out.acked.iter().chain(&out.spurious) {
                     self.on_acked(p);
                 }
                 self.on_lost(now, out.lost);
-                if out.rtt_sampled || !out.acked.is_empty() {
+                if out.rtt_sampled || !out.acked.is_empty() || !out.spurious.is_empty() {
                     self.metrics_updated(now);
                 }
             }

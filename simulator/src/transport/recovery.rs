@@ -2,7 +2,7 @@
 //! §7): the sent-packet table, the RTT estimator, the congestion
 //! controller, the pacer and the loss / PTO timers.
 
-use std::time::Duration;
+use std::{collections::BTreeMap, time::Duration};
 
 use crate::{
     quic::{
@@ -19,8 +19,27 @@ use super::{
     sent::{SentPacket, SentPackets},
 };
 
-/// RFC 9002 §6.1.1 kPacketThreshold.
+/// RFC 9002 §6.1.1 kPacketThreshold: the packet threshold a connection
+/// starts with (it only ever rises from here, see [`Recovery`]).
 pub const PACKET_THRESHOLD: u64 = 3;
+/// Ceiling of the adaptive packet threshold. RFC 9002 §6.1 lets
+/// implementations raise the thresholds after spurious losses; a bound
+/// keeps one freak reordering from disabling packet-threshold detection
+/// for good. Linux bounds its adaptive reordering degree the same way
+/// (`tcp_max_reordering`, 300 by default). Above the cap the time
+/// threshold still detects any real loss.
+pub const MAX_PACKET_THRESHOLD: u64 = 256;
+/// Ceiling of the reordering-window multiplier: the window is
+/// `mult × min_rtt / 4`, itself capped at smoothed_rtt (RFC 8985 §6.2
+/// step 4), so beyond 4 steps it would only ever hit that cap.
+pub const MAX_REO_WND_MULT: u32 = 4;
+/// Most declared-lost packets remembered for spurious-loss detection.
+/// Each is also forgotten one PTO period after it was declared lost (the
+/// peer acknowledges an out-of-order arrival at once, RFC 9000 §13.2.1,
+/// so a later ACK is not coming).
+pub const MAX_LOST_REMEMBERED: usize = 1024;
+/// RFC 9002 §7.6.1 kPersistentCongestionThreshold.
+pub const PERSISTENT_CONGESTION_THRESHOLD: u32 = 3;
 /// RFC 9002 §6.1.2 kGranularity.
 pub const GRANULARITY: Duration = Duration::from_millis(1);
 /// Packets the pacer lets leave back to back.
@@ -29,9 +48,11 @@ const PACING_BURST: u64 = 10;
 /// Why a packet was declared lost (qlog's trigger names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossTrigger {
-    /// Three or more later packets were acknowledged.
+    /// At least the packet threshold (3, raised after spurious losses) of
+    /// later packets were acknowledged.
     Reordering,
-    /// Sent more than 9/8 RTT before a later acknowledged packet.
+    /// Sent more than the loss delay ([`Recovery::loss_delay`]) before a
+    /// later packet was acknowledged.
     Time,
 }
 
@@ -47,10 +68,17 @@ impl LossTrigger {
 }
 
 /// What an ACK frame did.
+///
+/// Invariant: a packet appears in at most one of `acked`, `spurious` and
+/// `lost`, and only once over the connection's life in `acked` or
+/// `spurious` (its acknowledgement is reported once).
 #[derive(Debug, Default)]
 pub struct AckOutcome {
     /// Newly acknowledged packets.
     pub acked: Vec<SentPacket>,
+    /// Packets declared lost earlier and acknowledged by this ACK after all
+    /// (spurious losses). Already out of flight: only their frames count.
+    pub spurious: Vec<SentPacket>,
     /// Packets declared lost as a result.
     pub lost: Vec<(SentPacket, LossTrigger)>,
     /// An RTT sample was taken.
@@ -68,7 +96,51 @@ pub enum TimeoutOutcome {
     Probe,
 }
 
+/// A packet declared lost, remembered so that a late acknowledgement
+/// shows the loss was spurious.
+///
+/// Invariant: `packet` is no longer in the sent table or in flight.
+#[derive(Debug)]
+struct LostRecord {
+    packet: SentPacket,
+    trigger: LossTrigger,
+    declared: Time,
+    /// The congestion event this loss is blamed on.
+    event: Option<u64>,
+}
+
+/// The latest congestion event, while it may still be undone.
+///
+/// Invariant: `blamed` counts the remembered declared-lost packets whose
+/// `event` is `id`.
+#[derive(Clone, Copy, Debug)]
+struct UndoableEvent {
+    id: u64,
+    blamed: usize,
+}
+
+/// Counters of the adaptive loss detection.
+///
+/// Invariant: each counter only grows; `undone_events` never exceeds the
+/// congestion events started, `spurious_losses` never exceeds the packets
+/// declared lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryStats {
+    /// Declared-lost packets acknowledged later (spurious losses).
+    pub spurious_losses: u64,
+    /// Congestion events undone because all their losses were spurious.
+    pub undone_events: u64,
+    /// Times persistent congestion collapsed the window (RFC 9002 §7.6).
+    pub persistent_congestion: u64,
+}
+
 /// Loss recovery state.
+///
+/// Invariants: `PACKET_THRESHOLD <= packet_threshold <=
+/// MAX_PACKET_THRESHOLD` and `reo_wnd_mult <= MAX_REO_WND_MULT`, both
+/// non-decreasing; `lost` holds at most [`MAX_LOST_REMEMBERED`] records;
+/// `event`, when set, is the congestion controller's latest event and not
+/// yet undone.
 #[derive(Debug)]
 pub struct Recovery {
     sent: SentPackets,
@@ -83,6 +155,24 @@ pub struct Recovery {
     last_eliciting_sent: Option<Time>,
     eliciting_outstanding: usize,
     max_ack_delay: Duration,
+    /// Current packet threshold (RFC 9002 §6.1.1), raised on spurious
+    /// losses.
+    packet_threshold: u64,
+    /// Reordering-window multiplier (RFC 8985 §6.2 step 4); 0 = the plain
+    /// RFC 9002 time threshold.
+    reo_wnd_mult: u32,
+    /// The multiplier grows at most once per round trip: only for a
+    /// spurious loss of a packet numbered at or above this.
+    reo_round_end: u64,
+    /// Declared-lost packets by number.
+    lost: BTreeMap<u64, LostRecord>,
+    /// Congestion events so far (ids of [`UndoableEvent`]).
+    events: u64,
+    event: Option<UndoableEvent>,
+    /// When the first RTT sample was taken (RFC 9002 §7.6.2).
+    first_rtt_sample: Option<Time>,
+    /// Counters; they only ever grow.
+    pub stats: RecoveryStats,
 }
 
 impl Recovery {
@@ -101,7 +191,47 @@ impl Recovery {
             last_eliciting_sent: None,
             eliciting_outstanding: 0,
             max_ack_delay,
+            packet_threshold: PACKET_THRESHOLD,
+            reo_wnd_mult: 0,
+            reo_round_end: 0,
+            lost: BTreeMap::new(),
+            events: 0,
+            event: None,
+            first_rtt_sample: None,
+            stats: RecoveryStats::default(),
         }
+    }
+
+    /// The packet threshold in force: never below [`PACKET_THRESHOLD`] or
+    /// above [`MAX_PACKET_THRESHOLD`], and never decreasing.
+    #[must_use]
+    pub fn packet_threshold(&self) -> u64 {
+        self.packet_threshold
+    }
+
+    /// The reordering-window multiplier in force (0 = plain RFC 9002):
+    /// at most [`MAX_REO_WND_MULT`], never decreasing.
+    #[must_use]
+    pub fn reo_wnd_mult(&self) -> u32 {
+        self.reo_wnd_mult
+    }
+
+    /// How long after a packet was sent, once a later one is acknowledged,
+    /// it is declared lost (RFC 9002 §6.1.2).
+    ///
+    /// RFC 9002's 9/8 × max(smoothed_rtt, latest_rtt) until a spurious
+    /// time-threshold loss; after that at least that RTT plus a RACK
+    /// reordering window of `mult × min_rtt / 4`, capped at smoothed_rtt
+    /// (RFC 8985 §6.2 step 4). Widening in steps of min_rtt / 4 tracks
+    /// reordering measured in time (jitter does not scale with the RTT),
+    /// and the cap bounds the delay to detect a real loss by two RTTs.
+    #[must_use]
+    pub fn loss_delay(&self) -> Duration {
+        let rtt = self.rtt.latest().max(self.rtt.smoothed());
+        let reo_wnd = (self.rtt.min_rtt() / 4)
+            .saturating_mul(self.reo_wnd_mult)
+            .min(self.rtt.smoothed());
+        (rtt * 9 / 8).max(rtt + reo_wnd).max(GRANULARITY)
     }
 
     /// Bytes the congestion window has room for.
@@ -165,7 +295,12 @@ impl Recovery {
         if largest >= self.sent.end() {
             return out; // acknowledges a packet never sent: ignore
         }
+        let prior_largest = self.largest_acked;
         self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
+        self.forget_old_losses(now);
+        if !self.lost.is_empty() {
+            self.find_spurious(ranges, prior_largest, &mut out.spurious);
+        }
         let base = self.sent.base();
         for r in ranges.iter() {
             let hi = *r.end();
@@ -191,6 +326,7 @@ impl Recovery {
             let latest = now - first.time_sent;
             let delay = Duration::from_micros(ack_delay.saturating_mul(1 << ACK_DELAY_EXPONENT));
             self.rtt.update(latest, delay, self.max_ack_delay);
+            self.first_rtt_sample.get_or_insert(now);
             out.rtt_sampled = true;
         }
         for p in &out.acked {
@@ -212,9 +348,99 @@ impl Recovery {
         out
     }
 
-    /// Sets an RTT sample taken outside packet exchange (the handshake's).
-    pub fn seed_rtt(&mut self, rtt: Duration) {
+    /// Sets an RTT sample taken outside packet exchange (the handshake's,
+    /// completed at `now`).
+    pub fn seed_rtt(&mut self, now: Time, rtt: Duration) {
         self.rtt.update(rtt, Duration::ZERO, self.max_ack_delay);
+        self.first_rtt_sample.get_or_insert(now);
+    }
+
+    /// Forgets declared-lost packets whose acknowledgement is no longer
+    /// expected (one PTO period after the loss) or that overflow the
+    /// memory bound. The latest congestion event can no longer be proven
+    /// spurious once one of its losses is forgotten.
+    fn forget_old_losses(&mut self, now: Time) {
+        let horizon = self.rtt.pto_period(self.max_ack_delay);
+        while let Some((_, r)) = self.lost.first_key_value() {
+            if self.lost.len() <= MAX_LOST_REMEMBERED && r.declared + horizon > now {
+                break;
+            }
+            if let Some((_, r)) = self.lost.pop_first()
+                && r.event.is_some()
+                && r.event == self.event.map(|e| e.id)
+            {
+                self.event = None;
+            }
+        }
+    }
+
+    /// Moves the remembered lost packets that `ranges` acknowledge into
+    /// `spurious`, adapts the thresholds to them, and undoes the latest
+    /// congestion event once every loss blamed on it proved spurious.
+    fn find_spurious(
+        &mut self,
+        ranges: &AckRanges,
+        prior_largest: Option<u64>,
+        spurious: &mut Vec<SentPacket>,
+    ) {
+        let mut found = Vec::new();
+        for r in ranges.iter() {
+            if r.start() <= r.end() {
+                found.extend(self.lost.range(r).map(|(&pn, _)| pn));
+            }
+        }
+        for pn in found {
+            let Some(rec) = self.lost.remove(&pn) else {
+                continue;
+            };
+            self.stats.spurious_losses += 1;
+            self.adapt(&rec, prior_largest);
+            if let Some(ev) = &mut self.event
+                && rec.event == Some(ev.id)
+            {
+                ev.blamed = ev.blamed.saturating_sub(1);
+                if ev.blamed == 0 {
+                    // Every loss this event was blamed on was acknowledged
+                    // after all: the reduction answered no congestion.
+                    // Restore the window from before it, as Linux's undo
+                    // does for spurious retransmissions (RFC 4015, the
+                    // Eifel response, restores cwnd and ssthresh alike).
+                    self.event = None;
+                    if self.cc.undo_congestion_event() {
+                        self.stats.undone_events += 1;
+                    }
+                }
+            }
+            spurious.push(rec.packet);
+        }
+    }
+
+    /// Widens the threshold that declared `rec` lost too early (RFC 9002
+    /// §6.1: implementations can detect spurious retransmissions and
+    /// increase the packet or time reordering threshold).
+    fn adapt(&mut self, rec: &LostRecord, prior_largest: Option<u64>) {
+        match rec.trigger {
+            LossTrigger::Reordering => {
+                // The packet arrived after every packet up to
+                // `prior_largest` was acknowledged: a reordering distance
+                // of `prior_largest - pn`. One more would have waited for
+                // it (RACK counts reordering in time instead, RFC 8985
+                // §6.2 step 3; QUIC's packet threshold counts packets, so
+                // the distance is measured the same way).
+                let distance = prior_largest.map_or(0, |l| l.saturating_sub(rec.packet.pn));
+                let wanted = distance.saturating_add(1).min(MAX_PACKET_THRESHOLD);
+                self.packet_threshold = self.packet_threshold.max(wanted);
+            }
+            LossTrigger::Time => {
+                // RFC 8985 §6.2 step 4: one step per round trip in which
+                // spurious losses were seen, so a burst of late packets
+                // from one reordering episode counts once.
+                if rec.packet.pn >= self.reo_round_end {
+                    self.reo_wnd_mult = (self.reo_wnd_mult + 1).min(MAX_REO_WND_MULT);
+                    self.reo_round_end = self.sent.end();
+                }
+            }
+        }
     }
 
     fn detect_lost(&mut self, now: Time) -> Vec<(SentPacket, LossTrigger)> {
@@ -222,12 +448,11 @@ impl Recovery {
         let Some(largest) = self.largest_acked else {
             return Vec::new();
         };
-        let rtt = self.rtt.latest().max(self.rtt.smoothed());
-        let loss_delay = (rtt * 9 / 8).max(GRANULARITY);
+        let loss_delay = self.loss_delay();
         let lost_send_time = now.saturating_sub(loss_delay);
         let mut lost_pns = Vec::new();
         for p in self.sent.iter_below(largest) {
-            if largest >= p.pn + PACKET_THRESHOLD {
+            if largest >= p.pn.saturating_add(self.packet_threshold) {
                 lost_pns.push((p.pn, LossTrigger::Reordering));
             } else if p.time_sent <= lost_send_time {
                 lost_pns.push((p.pn, LossTrigger::Time));
@@ -258,9 +483,76 @@ impl Recovery {
                 newest = Some(newest.map_or(p.time_sent, |t| t.max(p.time_sent)));
             }
         }
-        if let Some(t) = newest {
+        let Some(t) = newest else { return };
+        if self.persistent_congestion(lost) {
+            // RFC 9002 §7.6.2: collapse to the minimum window. No undo
+            // for this: the losses spanned several PTO periods.
             self.cc.on_packets_lost(now, t, bytes);
+            self.cc.on_persistent_congestion();
+            self.stats.persistent_congestion += 1;
+            self.event = None;
+        } else if self.cc.on_packets_lost(now, t, bytes) {
+            self.events += 1;
+            self.event = Some(UndoableEvent {
+                id: self.events,
+                blamed: 0,
+            });
         }
+        let event = self.event.map(|e| e.id);
+        for (p, trigger) in lost {
+            if !p.in_flight {
+                continue;
+            }
+            if let Some(ev) = &mut self.event {
+                ev.blamed += 1;
+            }
+            self.lost.insert(
+                p.pn,
+                LostRecord {
+                    packet: p.clone(),
+                    trigger: *trigger,
+                    declared: now,
+                    event,
+                },
+            );
+        }
+        if self.lost.len() > MAX_LOST_REMEMBERED {
+            self.forget_old_losses(now);
+        }
+    }
+
+    /// RFC 9002 §7.6.2: two ack-eliciting packets declared lost, sent more
+    /// than the persistent congestion duration apart, after the first RTT
+    /// sample, with every packet sent between them lost too. `lost` is in
+    /// packet-number order; a gap in the numbers (a packet acknowledged,
+    /// still in flight, or never tracked) ends a run, which can only miss
+    /// persistent congestion, never invent it.
+    fn persistent_congestion(&self, lost: &[(SentPacket, LossTrigger)]) -> bool {
+        let Some(first_sample) = self.first_rtt_sample else {
+            return false;
+        };
+        // §7.6.1: (smoothed_rtt + max(4·rttvar, kGranularity) +
+        // max_ack_delay) × kPersistentCongestionThreshold.
+        let duration = self
+            .rtt
+            .pto_period(self.max_ack_delay)
+            .saturating_mul(PERSISTENT_CONGESTION_THRESHOLD);
+        let mut run: Option<(u64, Time)> = None; // (last pn, run start)
+        for (p, _) in lost {
+            if !p.ack_eliciting || p.time_sent <= first_sample {
+                run = None;
+                continue;
+            }
+            let start = match run {
+                Some((last, start)) if p.pn == last + 1 => start,
+                _ => p.time_sent,
+            };
+            if p.time_sent - start > duration {
+                return true;
+            }
+            run = Some((p.pn, start));
+        }
+        false
     }
 
     /// When the loss timer or the PTO fires (RFC 9002 §6.2.1).
@@ -293,5 +585,241 @@ impl Recovery {
     /// The oldest outstanding packets (for PTO probes that resend data).
     pub fn oldest_outstanding(&self, n: usize) -> impl Iterator<Item = &SentPacket> {
         self.sent.iter().filter(|p| p.ack_eliciting).take(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quic::cc::CcState;
+
+    const MDS: u64 = 1200;
+    const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
+
+    fn ms(n: u64) -> Time {
+        Time::from_millis(n)
+    }
+
+    /// Recovery with CUBIC and a 100 ms handshake RTT sampled at time 0.
+    fn recovery() -> Recovery {
+        let mut r = Recovery::new(CcAlgorithm::Cubic, MDS, MAX_ACK_DELAY);
+        r.seed_rtt(Time::ZERO, Duration::from_millis(100));
+        r
+    }
+
+    fn send(r: &mut Recovery, pn: u64, at: Time) {
+        r.on_packet_sent(
+            at,
+            SentPacket {
+                pn,
+                time_sent: at,
+                size: MDS as u32,
+                ack_eliciting: true,
+                in_flight: true,
+                cwnd_limited: true,
+                frames: SentFrames::new(),
+            },
+        );
+    }
+
+    fn ack(r: &mut Recovery, at: Time, pairs: &[(u64, u64)]) -> AckOutcome {
+        let ranges = AckRanges::from_pairs(pairs.to_vec()).unwrap();
+        r.on_ack(at, ranges.largest(), 0, &ranges)
+    }
+
+    fn pns(v: &[(SentPacket, LossTrigger)]) -> Vec<(u64, LossTrigger)> {
+        v.iter().map(|(p, t)| (p.pn, *t)).collect()
+    }
+
+    use super::super::sent::SentFrames;
+
+    #[test]
+    fn reordered_packet_is_spurious_raises_threshold_and_undoes() {
+        let mut r = recovery();
+        for pn in 0..11 {
+            send(&mut r, pn, ms(pn));
+        }
+        // Packets 1–5 overtake packet 0: distance 5 ≥ 3, declared lost.
+        let out = ack(&mut r, ms(105), &[(5, 1)]);
+        assert_eq!(pns(&out.lost), [(0, LossTrigger::Reordering)]);
+        // Slow start grew 12 000 by 5 × 1200, then × 0.7.
+        assert_eq!(r.cc.cwnd(), 12_600);
+        assert_eq!(r.cc.ssthresh(), 12_600);
+        assert_eq!(r.cc.state(), CcState::Recovery);
+        assert_eq!(r.cc.bytes_in_flight(), 5 * MDS);
+        // Packet 0 arrives after all.
+        let out = ack(&mut r, ms(106), &[(5, 0)]);
+        assert!(out.acked.is_empty() && out.lost.is_empty());
+        assert_eq!(out.spurious.len(), 1);
+        assert_eq!(out.spurious[0].pn, 0);
+        assert_eq!(r.stats.spurious_losses, 1);
+        assert_eq!(r.stats.undone_events, 1);
+        // Threshold = distance + 1; the window is back, still in slow start,
+        // and packet 0 does not leave flight twice.
+        assert_eq!(r.packet_threshold(), 6);
+        assert_eq!(r.cc.cwnd(), 18_000);
+        assert_eq!(r.cc.ssthresh(), u64::MAX);
+        assert_eq!(r.cc.state(), CcState::SlowStart);
+        assert_eq!(r.cc.bytes_in_flight(), 5 * MDS);
+        // Reported once: a repeat of the same ACK finds nothing.
+        let out = ack(&mut r, ms(107), &[(5, 0)]);
+        assert!(out.spurious.is_empty());
+        assert_eq!(r.stats.spurious_losses, 1);
+        // The raised threshold now tolerates the same reordering: packet 6
+        // missing below 7–10 is 4 behind, under the threshold of 6.
+        let out = ack(&mut r, ms(110), &[(10, 7)]);
+        assert!(out.lost.is_empty());
+        assert_eq!(r.cc.cwnd(), 22_800);
+    }
+
+    #[test]
+    fn a_real_loss_in_the_event_prevents_undo() {
+        let mut r = recovery();
+        for pn in 0..10 {
+            send(&mut r, pn, ms(pn));
+        }
+        let out = ack(&mut r, ms(106), &[(6, 2)]);
+        assert_eq!(
+            pns(&out.lost),
+            [(0, LossTrigger::Reordering), (1, LossTrigger::Reordering)]
+        );
+        let reduced = r.cc.cwnd();
+        assert_eq!(reduced, 12_600); // (12 000 + 5 × 1200) × 0.7
+        // Packet 0 was only late; packet 1 never comes.
+        let out = ack(&mut r, ms(107), &[(6, 2), (0, 0)]);
+        assert_eq!(out.spurious.len(), 1);
+        assert_eq!(r.stats.spurious_losses, 1);
+        assert_eq!(r.stats.undone_events, 0);
+        assert_eq!(r.cc.cwnd(), reduced);
+        assert_eq!(r.cc.state(), CcState::Recovery);
+        assert_eq!(r.packet_threshold(), 7);
+    }
+
+    #[test]
+    fn packet_threshold_is_capped() {
+        let mut r = recovery();
+        for pn in 0..1000 {
+            send(&mut r, pn, ms(1) + Duration::from_micros(pn));
+        }
+        let out = ack(&mut r, ms(102), &[(999, 1)]);
+        assert_eq!(out.lost.len(), 1);
+        let out = ack(&mut r, ms(103), &[(999, 0)]);
+        assert_eq!(out.spurious.len(), 1);
+        assert_eq!(r.packet_threshold(), MAX_PACKET_THRESHOLD);
+        assert_eq!(r.stats.undone_events, 1);
+    }
+
+    #[test]
+    fn spurious_time_loss_widens_the_reordering_window_up_to_srtt() {
+        let mut r = recovery();
+        assert_eq!(r.loss_delay(), Duration::from_micros(112_500)); // 9/8 × 100 ms
+        let mut t = ms(1000);
+        for round in 1..=6u32 {
+            let pn = u64::from(round - 1) * 2;
+            send(&mut r, pn, t);
+            send(&mut r, pn + 1, t + Duration::from_millis(1));
+            // Packet pn + 1 acked one RTT after it left; pn is not 3 behind.
+            let at = t + Duration::from_millis(101);
+            let out = ack(&mut r, at, &[(pn + 1, pn + 1)]);
+            assert!(out.lost.is_empty());
+            let fire = r.timeout().unwrap();
+            let TimeoutOutcome::Lost(lost) = r.on_timeout(fire) else {
+                panic!("loss timer expected");
+            };
+            assert_eq!(pns(&lost), [(pn, LossTrigger::Time)]);
+            // Packet pn shows up just after the timer.
+            let ranges: &[(u64, u64)] = if pn == 0 { &[(1, 0)] } else { &[(pn + 1, 0)] };
+            let out = ack(&mut r, fire + Duration::from_millis(1), ranges);
+            assert_eq!(out.spurious.len(), 1);
+            assert_eq!(r.stats.undone_events, u64::from(round));
+            // One step per round, min_rtt / 4 = 25 ms each, up to 4 steps.
+            let mult = round.min(MAX_REO_WND_MULT);
+            assert_eq!(r.reo_wnd_mult(), mult);
+            let rtt = r.rtt.latest().max(r.rtt.smoothed());
+            let reo = (r.rtt.min_rtt() / 4 * mult).min(r.rtt.smoothed());
+            assert_eq!(r.loss_delay(), (rtt * 9 / 8).max(rtt + reo));
+            assert!(r.loss_delay() <= rtt + r.rtt.smoothed());
+            t = fire + Duration::from_millis(10);
+        }
+        // The packet threshold was never involved.
+        assert_eq!(r.packet_threshold(), PACKET_THRESHOLD);
+        assert_eq!(r.loss_delay(), Duration::from_millis(200));
+    }
+
+    #[test]
+    fn forgotten_losses_are_not_spurious() {
+        let mut r = recovery();
+        for pn in 0..5 {
+            send(&mut r, pn, ms(pn));
+        }
+        let out = ack(&mut r, ms(105), &[(4, 1)]);
+        assert_eq!(out.lost.len(), 1);
+        let reduced = r.cc.cwnd();
+        // Acknowledged more than a PTO period (100 + 200 + 25 ms) later:
+        // forgotten, no longer evidence.
+        let out = ack(&mut r, ms(105 + 326), &[(4, 0)]);
+        assert!(out.spurious.is_empty());
+        assert_eq!(r.stats.spurious_losses, 0);
+        assert_eq!(r.cc.cwnd(), reduced);
+        assert_eq!(r.packet_threshold(), PACKET_THRESHOLD);
+    }
+
+    #[test]
+    fn lost_memory_is_bounded() {
+        let mut r = recovery();
+        let n = MAX_LOST_REMEMBERED as u64 + 100;
+        for pn in 0..=n {
+            send(&mut r, pn, ms(1) + Duration::from_micros(pn));
+        }
+        // All but the two packets within the packet threshold are lost.
+        let out = ack(&mut r, ms(200), &[(n, n)]);
+        assert_eq!(out.lost.len() as u64, n - 2);
+        assert_eq!(r.lost.len(), MAX_LOST_REMEMBERED);
+        // The oldest were forgotten, so the event cannot be undone.
+        let out = ack(&mut r, ms(201), &[(n, 0)]);
+        assert_eq!(out.spurious.len(), MAX_LOST_REMEMBERED);
+        assert_eq!(r.stats.undone_events, 0);
+    }
+
+    #[test]
+    fn persistent_congestion_collapses_the_window() {
+        // The ACK's 100 ms sample leaves smoothed_rtt at 100 ms and rttvar
+        // at 37.5 ms: PTO period = 100 + 4 × 37.5 + 25 = 275 ms; × 3 =
+        // 825 ms.
+        for (span_ms, persistent) in [(826, true), (825, false)] {
+            let mut r = recovery();
+            send(&mut r, 0, ms(1));
+            send(&mut r, 1, ms(1 + span_ms / 2));
+            send(&mut r, 2, ms(1 + span_ms));
+            for pn in 3..6 {
+                send(&mut r, pn, ms(1 + span_ms + pn));
+            }
+            let out = ack(&mut r, ms(106 + span_ms), &[(5, 5)]);
+            assert_eq!(out.lost.len(), 3);
+            assert_eq!(r.rtt.pto_period(MAX_ACK_DELAY), Duration::from_millis(275));
+            let want = if persistent {
+                2 * MDS
+            } else {
+                (12_000 + MDS) * 7 / 10
+            };
+            assert_eq!(r.cc.cwnd(), want, "span {span_ms} ms");
+            assert_eq!(r.stats.persistent_congestion, u64::from(persistent));
+        }
+    }
+
+    #[test]
+    fn persistent_congestion_needs_an_unbroken_run() {
+        let mut r = recovery();
+        send(&mut r, 0, ms(1));
+        send(&mut r, 1, ms(500));
+        send(&mut r, 2, ms(1000));
+        for pn in 3..6 {
+            send(&mut r, pn, ms(1000 + pn));
+        }
+        // Packet 1 was acknowledged: 0 and 2 are not one loss period.
+        let out = ack(&mut r, ms(1100), &[(5, 5), (1, 1)]);
+        assert_eq!(out.lost.len(), 2);
+        assert_eq!(r.stats.persistent_congestion, 0);
+        assert_eq!(r.cc.cwnd(), (12_000 + 2 * MDS) * 7 / 10);
     }
 }

@@ -17,11 +17,24 @@ pub(super) enum AckGrowth {
     CongestionAvoidance,
 }
 
+/// The shared window state just before a congestion event, kept so the
+/// event can be undone if it proves spurious.
+///
+/// Invariant: `cwnd >= minimum_window(mds)` (it was a live window).
+#[derive(Clone, Copy, Debug)]
+struct BaseUndo {
+    cwnd: u64,
+    ssthresh: u64,
+    recovery_start: Option<Time>,
+}
+
 /// Window state shared by the algorithms.
 ///
 /// Invariants: `cwnd >= minimum_window(mds)`; `ssthresh` is `u64::MAX`
 /// until the first congestion event; `in_recovery` implies
-/// `recovery_start.is_some()`.
+/// `recovery_start.is_some()`; `undo` holds the state from before the
+/// latest congestion event, or `None` once persistent congestion or an
+/// undo consumed it.
 #[derive(Clone, Debug)]
 pub(super) struct CcBase {
     pub mds: u64,
@@ -34,6 +47,8 @@ pub(super) struct CcBase {
     in_recovery: bool,
     /// The latest growth-eligible acknowledgement was app-limited.
     app_limited: bool,
+    /// State before the latest congestion event.
+    undo: Option<BaseUndo>,
 }
 
 impl CcBase {
@@ -46,6 +61,7 @@ impl CcBase {
             recovery_start: None,
             in_recovery: false,
             app_limited: false,
+            undo: None,
         }
     }
 
@@ -98,6 +114,11 @@ impl CcBase {
         if self.sent_before_recovery(largest_lost_sent_time) {
             return false;
         }
+        self.undo = Some(BaseUndo {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            recovery_start: self.recovery_start,
+        });
         self.recovery_start = Some(now);
         self.in_recovery = true;
         self.app_limited = false;
@@ -115,6 +136,25 @@ impl CcBase {
         self.cwnd = self.min_window();
         self.recovery_start = None;
         self.in_recovery = false;
+        // A collapse is not undone (the window state it replaced is stale).
+        self.undo = None;
+    }
+
+    /// Undoes the latest congestion event (its losses proved spurious):
+    /// cwnd and ssthresh go back to at least their values before it, the
+    /// recovery period it opened ends, and the previous one's start is
+    /// restored. Returns false (changing nothing) when there is nothing to
+    /// undo. Like Linux's `tcp_undo_cwnd_reduction`, taking the larger of
+    /// the current and the saved values never shrinks the window on undo.
+    pub fn undo(&mut self) -> bool {
+        let Some(u) = self.undo.take() else {
+            return false;
+        };
+        self.cwnd = self.cwnd.max(u.cwnd);
+        self.ssthresh = self.ssthresh.max(u.ssthresh);
+        self.recovery_start = u.recovery_start;
+        self.in_recovery = false;
+        true
     }
 
     pub fn state(&self) -> CcState {

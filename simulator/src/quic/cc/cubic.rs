@@ -16,13 +16,31 @@ const BETA_CUBIC: f64 = 0.7;
 /// α_cubic: Reno-friendly additive increase, 3(1 − β)/(1 + β) (§4.3).
 const ALPHA_CUBIC: f64 = 3.0 * (1.0 - BETA_CUBIC) / (1.0 + BETA_CUBIC);
 
+/// CUBIC's own state just before a congestion event, restored if the
+/// event proves spurious.
+///
+/// Invariant: a copy of the [`Cubic`] fields of the same names taken at one
+/// instant, so it satisfies [`Cubic`]'s invariants.
+#[derive(Clone, Copy, Debug)]
+struct CubicUndo {
+    w_max: f64,
+    cwnd_prior: f64,
+    k: f64,
+    epoch_start: Option<Time>,
+    w_est: f64,
+    alpha: f64,
+    app_limited_since: Option<Time>,
+    growth_carry: f64,
+}
+
 /// CUBIC congestion control.
 ///
 /// Invariants: `w_max`, `cwnd_prior` and `w_est` are in segments;
 /// `epoch_start` is `None` outside a congestion-avoidance epoch (before the
 /// first one, and from a congestion event until the first acknowledgement
 /// in congestion avoidance); `app_limited_since` is set only within an
-/// epoch; `0 <= growth_carry < 1` byte.
+/// epoch; `0 <= growth_carry < 1` byte; `undo` is the state from before the
+/// latest congestion event (`None` before the first or after an undo).
 #[derive(Clone, Debug)]
 pub struct Cubic {
     base: CcBase,
@@ -44,6 +62,8 @@ pub struct Cubic {
     app_limited_since: Option<Time>,
     /// Fraction of a byte of growth not yet added to cwnd.
     growth_carry: f64,
+    /// State before the latest congestion event.
+    undo: Option<CubicUndo>,
 }
 
 impl Cubic {
@@ -60,6 +80,7 @@ impl Cubic {
             alpha: ALPHA_CUBIC,
             app_limited_since: None,
             growth_carry: 0.0,
+            undo: None,
         }
     }
 
@@ -168,10 +189,25 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64) {
+    fn on_packets_lost(
+        &mut self,
+        now: Time,
+        largest_lost_sent_time: Time,
+        lost_bytes: u64,
+    ) -> bool {
         if !self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
-            return;
+            return false;
         }
+        self.undo = Some(CubicUndo {
+            w_max: self.w_max,
+            cwnd_prior: self.cwnd_prior,
+            k: self.k,
+            epoch_start: self.epoch_start,
+            w_est: self.w_est,
+            alpha: self.alpha,
+            app_limited_since: self.app_limited_since,
+            growth_carry: self.growth_carry,
+        });
         // §4.7 fast convergence, §4.6 multiplicative decrease.
         let cwnd = self.cwnd_segments();
         self.w_max = if cwnd < self.w_max {
@@ -185,12 +221,34 @@ impl CongestionControl for Cubic {
         self.alpha = ALPHA_CUBIC;
         self.epoch_start = None;
         self.app_limited_since = None;
+        true
+    }
+
+    fn undo_congestion_event(&mut self) -> bool {
+        // RFC 9438 does not cover undo; restoring W_max, K and the epoch
+        // resumes the cubic curve where the spurious event cut it off.
+        let Some(u) = self.undo.take() else {
+            return false;
+        };
+        if !self.base.undo() {
+            return false;
+        }
+        self.w_max = u.w_max;
+        self.cwnd_prior = u.cwnd_prior;
+        self.k = u.k;
+        self.epoch_start = u.epoch_start;
+        self.w_est = u.w_est;
+        self.alpha = u.alpha;
+        self.app_limited_since = u.app_limited_since;
+        self.growth_carry = u.growth_carry;
+        true
     }
 
     fn on_persistent_congestion(&mut self) {
         self.base.on_persistent_congestion();
         self.epoch_start = None;
         self.app_limited_since = None;
+        self.undo = None;
     }
 
     fn on_packet_discarded(&mut self, bytes: u64) {
@@ -400,6 +458,47 @@ mod tests {
         cc.on_packet_sent(ms(2200), MDS);
         cc.on_packet_acked(ms(2300), ms(2200), MDS, &rtt_of(100), false);
         assert!((cc.k - 30f64.cbrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn undo_restores_the_state_before_the_event() {
+        let rtt = rtt_of(100);
+        let mut cc = after_loss(100);
+        // Into congestion avoidance for a second: an epoch with W_est.
+        let start = ms(1100) + Duration::from_nanos(1);
+        ack_clock(
+            &mut cc,
+            &rtt,
+            start,
+            start + Duration::from_secs(1),
+            false,
+            |_, _| {},
+        );
+        let before = cc.clone();
+        let flight = cc.bytes_in_flight();
+        // A second event, then proof it was spurious.
+        cc.on_packet_sent(ms(2200), MDS);
+        assert!(cc.on_packets_lost(ms(2300), ms(2200), MDS));
+        assert!(cc.cwnd() < before.cwnd());
+        assert!(cc.undo_congestion_event());
+        assert_eq!(cc.cwnd(), before.cwnd());
+        assert_eq!(cc.ssthresh(), before.ssthresh());
+        assert_eq!(cc.bytes_in_flight(), flight);
+        assert_eq!(cc.state(), CcState::CongestionAvoidance);
+        assert_eq!(cc.w_max, before.w_max);
+        assert_eq!(cc.cwnd_prior, before.cwnd_prior);
+        assert_eq!(cc.k, before.k);
+        assert_eq!(cc.epoch_start, before.epoch_start);
+        assert_eq!(cc.w_est, before.w_est);
+        assert_eq!(cc.alpha, before.alpha);
+        assert_eq!(cc.growth_carry, before.growth_carry);
+        // Only once; and never after persistent congestion.
+        assert!(!cc.undo_congestion_event());
+        cc.on_packet_sent(ms(2400), MDS);
+        assert!(cc.on_packets_lost(ms(2500), ms(2400), MDS));
+        cc.on_persistent_congestion();
+        assert!(!cc.undo_congestion_event());
+        assert_eq!(cc.cwnd(), 2 * MDS);
     }
 
     #[test]

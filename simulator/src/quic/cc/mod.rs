@@ -97,8 +97,18 @@ pub trait CongestionControl: std::fmt::Debug {
     /// Packets totalling `lost_bytes` were declared lost, the newest sent at
     /// `largest_lost_sent_time`. Removes them from flight and starts a
     /// congestion event unless that packet was sent before the current
-    /// recovery period began (one reduction per period).
-    fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64);
+    /// recovery period began (one reduction per period). Returns true if a
+    /// congestion event started; the state from just before it is kept for
+    /// [`CongestionControl::undo_congestion_event`].
+    fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64)
+    -> bool;
+    /// The latest congestion event proved spurious (every packet it was
+    /// blamed on was acknowledged after all): restore the window and the
+    /// algorithm's state from just before it, never shrinking cwnd or
+    /// ssthresh, and end its recovery period. Bytes in flight are not
+    /// touched. Returns false and changes nothing if no event is on record
+    /// (none yet, already undone, or persistent congestion since).
+    fn undo_congestion_event(&mut self) -> bool;
     /// Persistent congestion (RFC 9002 §7.6): the window collapses to the
     /// minimum window and the recovery period ends.
     fn on_persistent_congestion(&mut self);

@@ -12,10 +12,12 @@ use crate::time::Time;
 /// Invariant: `ca_acked < cwnd` after every acknowledgement; it holds the
 /// bytes acknowledged in congestion avoidance not yet turned into growth,
 /// so growth is exactly `mds · acked / cwnd` summed over acks.
+/// `undo_ca_acked` is `ca_acked` from before the latest congestion event.
 #[derive(Clone, Debug)]
 pub struct NewReno {
     base: CcBase,
     ca_acked: u64,
+    undo_ca_acked: u64,
 }
 
 impl NewReno {
@@ -25,6 +27,7 @@ impl NewReno {
         Self {
             base: CcBase::new(max_datagram_size),
             ca_acked: 0,
+            undo_ca_acked: 0,
         }
     }
 }
@@ -64,11 +67,29 @@ impl CongestionControl for NewReno {
         }
     }
 
-    fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64) {
-        if self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
-            self.base.reduce_to(self.base.cwnd / 2);
-            self.ca_acked = 0;
+    fn on_packets_lost(
+        &mut self,
+        now: Time,
+        largest_lost_sent_time: Time,
+        lost_bytes: u64,
+    ) -> bool {
+        if !self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
+            return false;
         }
+        self.undo_ca_acked = self.ca_acked;
+        self.base.reduce_to(self.base.cwnd / 2);
+        self.ca_acked = 0;
+        true
+    }
+
+    fn undo_congestion_event(&mut self) -> bool {
+        if !self.base.undo() {
+            return false;
+        }
+        // Keep `ca_acked < cwnd`: the restored window is at least as large
+        // as the one `undo_ca_acked` was counted against.
+        self.ca_acked = self.undo_ca_acked.min(self.base.cwnd.saturating_sub(1));
+        true
     }
 
     fn on_persistent_congestion(&mut self) {
@@ -143,6 +164,32 @@ mod tests {
         assert_eq!(cc.ca_acked, 0);
         round(&mut cc, now, false);
         assert_eq!(cc.cwnd(), 13_200);
+    }
+
+    #[test]
+    fn undo_restores_window_and_byte_count() {
+        let mut cc = NewReno::new(MDS);
+        cc.base.reduce_to(24_000); // congestion avoidance
+        let t = ms(0);
+        for _ in 0..5 {
+            cc.on_packet_sent(t, MDS);
+            cc.on_packet_acked(t + Duration::from_millis(100), t, MDS, &rtt(), false);
+        }
+        assert_eq!(cc.ca_acked, 6000);
+        cc.on_packet_sent(ms(200), MDS);
+        assert!(cc.on_packets_lost(ms(300), ms(200), MDS));
+        assert_eq!((cc.cwnd(), cc.ca_acked), (12_000, 0));
+        // A loss of a packet sent before the event starts none.
+        cc.on_packet_sent(ms(250), MDS);
+        assert!(!cc.on_packets_lost(ms(301), ms(250), MDS));
+        assert!(cc.undo_congestion_event());
+        assert_eq!(
+            (cc.cwnd(), cc.ssthresh(), cc.ca_acked),
+            (24_000, 24_000, 6000)
+        );
+        assert_eq!(cc.state(), CcState::CongestionAvoidance);
+        assert_eq!(cc.bytes_in_flight(), 0);
+        assert!(!cc.undo_congestion_event());
     }
 
     #[test]
