@@ -39,6 +39,24 @@ fn thousand_seeds_deliver_every_byte() {
     assert!(reordered > 10_000, "{reordered}");
 }
 
+/// Seeds a 20,000-seed sweep once failed on: a loss burst of the
+/// Gilbert–Elliott chain caught the sender in probe-timeout back-off and,
+/// stepping once per datagram however far apart, lost ~20 probes in a row
+/// (backing off to 190 s, past the time limit). The chain now also steps
+/// with idle time; both finish (6.7 s and 27.2 s simulated).
+#[test]
+fn burst_during_probe_backoff_ends_with_the_pause() {
+    let seeds = [6060, 18717];
+    for o in run_seeds(&seeds, 2) {
+        assert!(o.failure.is_none(), "{:?}", o.failure);
+        assert!(
+            o.simulated <= std::time::Duration::from_secs(30),
+            "{:?}",
+            o.simulated
+        );
+    }
+}
+
 fn fc_lab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fc-lab"))
         .args(args)

@@ -8,7 +8,7 @@
 //! Gilbert model) the stationary loss rate is `p / (p + r)` and loss bursts
 //! are geometric with mean length `1 / r`.
 
-use std::fmt;
+use std::{fmt, time::Duration};
 
 use super::{DropReason, Element, Verdict};
 use crate::rng::Rng;
@@ -73,6 +73,11 @@ pub struct GilbertElliott {
     loss_good: f64,
     loss_bad: f64,
     in_bad: bool,
+    /// Length of one step of the chain in time (0: one step per datagram,
+    /// however far apart).
+    slot_ns: u64,
+    /// When the last datagram was seen.
+    last: Option<Time>,
 }
 
 impl GilbertElliott {
@@ -88,6 +93,8 @@ impl GilbertElliott {
             loss_good: probability("loss_good", loss_good)?,
             loss_bad: probability("loss_bad", loss_bad)?,
             in_bad: false,
+            slot_ns: 0,
+            last: None,
         })
     }
 
@@ -145,6 +152,44 @@ impl GilbertElliott {
             loss_good: 0.0,
             loss_bad: 1.0,
             in_bad: false,
+            slot_ns: 0,
+            last: None,
+        }
+    }
+
+    /// The same chain with one step per `slot` of time as well as per
+    /// datagram: a datagram that arrives `k` slots after the previous one
+    /// sees the chain `k` steps on, so idle time ends a loss burst as
+    /// traffic would. Without it a burst outlasts any pause — a sender
+    /// backing off its probe timeout (seconds apart) would lose probe after
+    /// probe for as long as at line rate (`mean_burst` datagrams), which no
+    /// real bursty link does. `Duration::ZERO` keeps one step per datagram.
+    #[must_use]
+    pub fn with_slot(mut self, slot: Duration) -> Self {
+        self.slot_ns = u64::try_from(slot.as_nanos()).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Probability of being in Bad after `steps` more steps of the chain
+    /// from the current state: with `λ = 1 − p − r` and the stationary Bad
+    /// share `π = p / (p + r)`, `π + (1 − π) λⁿ` from Bad and `π (1 − λⁿ)`
+    /// from Good.
+    fn bad_after(&self, steps: u64) -> f64 {
+        let (p, r) = (self.p_good_to_bad, self.p_bad_to_good);
+        let now = if self.in_bad { 1.0 } else { 0.0 };
+        if steps == 0 || p + r == 0.0 {
+            return now;
+        }
+        let pi = p / (p + r);
+        let n = i32::try_from(steps.min(1 << 20)).unwrap_or(i32::MAX);
+        let decay = (1.0 - p - r).powi(n);
+        (pi + (now - pi) * decay).clamp(0.0, 1.0)
+    }
+
+    /// Steps the chain over `steps` idle slots in one draw.
+    fn skip(&mut self, steps: u64, rng: &mut Rng) {
+        if steps > 0 {
+            self.in_bad = rng.chance(self.bad_after(steps));
         }
     }
 
@@ -167,6 +212,23 @@ impl GilbertElliott {
 
     /// Decides one datagram's fate in the current state, then steps the chain.
     pub fn lose(&mut self, rng: &mut Rng) -> bool {
+        self.lose_at(None, rng)
+    }
+
+    /// As [`GilbertElliott::lose`] for a datagram arriving `at`: with a
+    /// slot set, first steps the chain over the idle slots since the
+    /// previous datagram (none for back-to-back datagrams, whose results
+    /// are then the same as without a slot).
+    pub fn lose_at(&mut self, at: Option<Time>, rng: &mut Rng) -> bool {
+        if let (Some(now), Some(last)) = (at, self.last)
+            && self.slot_ns > 0
+        {
+            let idle_steps = now.as_nanos().saturating_sub(last.as_nanos()) / self.slot_ns;
+            self.skip(idle_steps.saturating_sub(1), rng);
+        }
+        if at.is_some() {
+            self.last = at;
+        }
         let lost = rng.chance(if self.in_bad {
             self.loss_bad
         } else {
@@ -238,10 +300,16 @@ impl RandomLoss {
 
     /// Decides whether the next datagram is lost.
     pub fn lose(&mut self, rng: &mut Rng) -> bool {
+        self.lose_at(None, rng)
+    }
+
+    /// Decides whether a datagram arriving `at` is lost (the time matters
+    /// only to a Gilbert–Elliott chain with a slot).
+    pub fn lose_at(&mut self, at: Option<Time>, rng: &mut Rng) -> bool {
         self.packets += 1;
         let lost = match &mut self.model {
             Model::Bernoulli(p) => rng.chance(*p),
-            Model::GilbertElliott(ge) => ge.lose(rng),
+            Model::GilbertElliott(ge) => ge.lose_at(at, rng),
         };
         if lost {
             self.drops += 1;
@@ -252,7 +320,7 @@ impl RandomLoss {
 
 impl Element for RandomLoss {
     fn process(&mut self, at: Time, _size: u32, rng: &mut Rng) -> Verdict {
-        if self.lose(rng) {
+        if self.lose_at(Some(at), rng) {
             Verdict::Drop(DropReason::RandomLoss)
         } else {
             Verdict::Forward(at)
@@ -263,6 +331,65 @@ impl Element for RandomLoss {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bad_after_n_steps_follows_the_chain() {
+        // p = 0.05, r = 0.25: π = 1/6, λ = 0.7.
+        let mut ge = GilbertElliott::new(0.05, 0.25, 0.0, 1.0).unwrap();
+        ge.in_bad = true;
+        assert_eq!(ge.bad_after(0), 1.0);
+        assert!((ge.bad_after(1) - 0.75).abs() < 1e-12);
+        assert!((ge.bad_after(2) - (1.0 / 6.0 + 5.0 / 6.0 * 0.49)).abs() < 1e-12);
+        assert!((ge.bad_after(1_000) - 1.0 / 6.0).abs() < 1e-12);
+        ge.in_bad = false;
+        assert!((ge.bad_after(1) - 0.05).abs() < 1e-12);
+        assert!((ge.bad_after(u64::MAX) - 1.0 / 6.0).abs() < 1e-12);
+        // A chain that never moves stays put.
+        let mut still = GilbertElliott::new(0.0, 0.0, 0.0, 1.0).unwrap();
+        still.in_bad = true;
+        assert_eq!(still.bad_after(1_000), 1.0);
+    }
+
+    /// Datagrams one slot apart (or closer) see the per-datagram chain:
+    /// the same losses, draw for draw, as without a slot.
+    #[test]
+    fn back_to_back_datagrams_are_unchanged_by_the_slot() {
+        let slot = Duration::from_micros(12);
+        let mut plain = GilbertElliott::from_mean(0.1, 4.0).unwrap();
+        let mut timed = GilbertElliott::from_mean(0.1, 4.0).unwrap().with_slot(slot);
+        let (mut a, mut b) = (Rng::new(7), Rng::new(7));
+        for i in 0..10_000u64 {
+            let at = Time::from_nanos(i * 12_000 - (i % 3) * 1_000);
+            assert_eq!(plain.lose(&mut a), timed.lose_at(Some(at), &mut b), "{i}");
+        }
+    }
+
+    /// A datagram that follows a long pause sees the chain's long-run
+    /// state, not the burst the last datagram was in: after a loss and a
+    /// pause of 10,000 slots, about `mean_rate` of such datagrams are lost
+    /// (per datagram, ≈ 1 − 1/mean_burst would be).
+    #[test]
+    fn a_long_pause_ends_a_loss_burst() {
+        let slot = Duration::from_micros(12);
+        let mut rng = Rng::new(3);
+        let (mut after_loss, mut lost_after) = (0u32, 0u32);
+        let mut ge = GilbertElliott::from_mean(0.1, 4.0).unwrap().with_slot(slot);
+        let mut t = 0u64;
+        let mut prev_lost = false;
+        for _ in 0..200_000 {
+            // Alternate back-to-back datagrams with long pauses.
+            t += if prev_lost { 120_000_000 } else { 12_000 };
+            let lost = ge.lose_at(Some(Time::from_nanos(t)), &mut rng);
+            if prev_lost {
+                after_loss += 1;
+                lost_after += u32::from(lost);
+            }
+            prev_lost = lost;
+        }
+        let share = f64::from(lost_after) / f64::from(after_loss);
+        assert!(after_loss > 5_000, "{after_loss}");
+        assert!((share - 0.1).abs() < 0.01, "{share}");
+    }
 
     /// Runs `n` datagrams; returns (drops, number of loss bursts).
     fn run(loss: &mut RandomLoss, seed: u64, n: u32) -> (u64, u64) {

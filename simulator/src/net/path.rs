@@ -43,7 +43,9 @@ pub enum LossModel {
         /// Loss probability in `[0, 1]`.
         rate: f64,
     },
-    /// Bursty loss (simple Gilbert model, see [`GilbertElliott::from_mean`]).
+    /// Bursty loss (simple Gilbert model, see [`GilbertElliott::from_mean`]);
+    /// with a bottleneck the chain also steps once per full-size datagram
+    /// time of idle link ([`GilbertElliott::with_slot`]).
     GilbertElliott {
         /// Long-run loss rate in `[0, 1)`.
         mean_rate: f64,
@@ -150,9 +152,18 @@ impl PathConfig {
             LossModel::GilbertElliott {
                 mean_rate,
                 mean_burst,
-            } => Some(RandomLoss::gilbert_elliott(GilbertElliott::from_mean(
-                mean_rate, mean_burst,
-            )?)),
+            } => Some(RandomLoss::gilbert_elliott(
+                GilbertElliott::from_mean(mean_rate, mean_burst)?.with_slot(self.loss_slot()),
+            )),
+        })
+    }
+
+    /// One step of a Gilbert–Elliott chain in time: a full-size datagram's
+    /// time at the bottleneck rate (zero without a bottleneck: one step
+    /// per datagram).
+    fn loss_slot(&self) -> Duration {
+        self.rate_bps.map_or(Duration::ZERO, |rate| {
+            crate::time::serialization_time(1500 + u64::from(self.overhead_bytes), rate)
         })
     }
 
@@ -172,7 +183,8 @@ impl PathConfig {
                 mean_rate,
                 mean_burst,
             } => Some(RandomLoss::gilbert_elliott(
-                GilbertElliott::from_mean_clamped(mean_rate, mean_burst),
+                GilbertElliott::from_mean_clamped(mean_rate, mean_burst)
+                    .with_slot(self.loss_slot()),
             )),
         })
     }
@@ -279,7 +291,7 @@ impl Path {
         self.packets_in += 1;
         self.pending_copy = None;
         if let Some(loss) = &mut self.loss
-            && loss.lose(rng)
+            && loss.lose_at(Some(now), rng)
         {
             return Verdict::Drop(DropReason::RandomLoss);
         }
