@@ -38,7 +38,8 @@ struct StreamEntry {
     last_active: Duration,
     /// In the `due` queue.
     queued: bool,
-    /// Read at least a quarter of its window in the last pass.
+    /// Read at least a quarter of its window per RTT in the last pass,
+    /// with little left unread (window-limited).
     busy: bool,
     /// The first limit of the current run of extensions that stopped at
     /// the stream's share of the estimate (`None` once one did not).
@@ -62,9 +63,16 @@ struct StreamEntry {
 /// - windows grow only from bytes the application retired.
 ///
 /// New streams start at `max(initial, seed_fraction × connection window)`
-/// (within the budget). With a budget, a stream that retired nothing for
-/// `idle_rtts` RTTs, or retired far less than its window, returns toward
-/// its seed by *not extending* its limit; credit goes to streams whose
+/// (within the budget). With a budget, once per smoothed RTT a
+/// rebalancing pass (`connection_receiver/rebalance.rs`) returns a stream
+/// that retired nothing for `idle_rtts` RTTs, or whose reader leaves data
+/// unread while using far less than its window, toward its seed by *not
+/// extending* its limit; while several streams read, none holds more
+/// credit than its share of the estimate (never below its seed during the
+/// start-up ramp, at least `update_fraction × initial window` after it);
+/// streams still reading inherit the share of those that stopped — a
+/// quarter RTT after the last pass if one reports *_BLOCKED at its share
+/// while most others have stopped. Credit goes to streams whose
 /// application is reading, first come first served among those due.
 ///
 /// Every window change is kept in [`ConnectionReceiver::drain_changes`]
@@ -98,7 +106,8 @@ pub struct ConnectionReceiver<T> {
     ramped: bool,
     /// `connection_floor ×` the bytes moved per RTT at the last pass.
     last_need: u64,
-    /// A stream reported *_BLOCKED while its credit was at its share.
+    /// Since the last pass a stream reported *_BLOCKED at a limit its
+    /// share set, and the data bore the report out.
     share_blocked: bool,
     /// Streams that retired something since the last pass.
     readers_since_pass: u64,
