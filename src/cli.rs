@@ -104,6 +104,14 @@ fn time_limit_arg(s: &str) -> Result<Duration, UnitError> {
     }
 }
 
+fn reader_period_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a duration from 1us to 10s like 20ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if d >= Duration::from_micros(1) && d <= Duration::from_secs(10) => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
 fn positive_size_arg(s: &str) -> Result<u64, UnitError> {
     const E: &str =
         "a positive size like 1GiB, 4096 or 500KB (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)";
@@ -382,6 +390,11 @@ pub struct RunArgs {
     /// Client read rate in bit/s, all streams together (default unlimited).
     #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
     pub reader_rate: Option<u64>,
+    /// With --reader-rate: the application wakes every PERIOD and reads
+    /// what has arrived (at most RATE × PERIOD), nothing in between — a
+    /// bursty reader such as a player's 20 ms tick.
+    #[arg(long, value_name = "PERIOD", value_parser = reader_period_arg, requires = "reader_rate", allow_hyphen_values = true)]
+    pub reader_period: Option<Duration>,
     /// Flow-control overrides, congestion control and seed.
     #[command(flatten)]
     pub transport: TransportArgs,
@@ -656,7 +669,10 @@ impl RunArgs {
             w.streams = k;
         }
         if let Some(rate) = self.reader_rate {
-            w.reader = ReaderSpeed::Rate(rate);
+            w.reader = match self.reader_period {
+                Some(period) => ReaderSpeed::Periodic { bps: rate, period },
+                None => ReaderSpeed::Rate(rate),
+            };
         }
         if let Some(stall) = self.stall_readers {
             w.stall = Some(stall);

@@ -54,6 +54,8 @@ pub struct RunReport {
     pub jitter_s: f64,
     /// Client read rate limit; `null` = reads as fast as data arrives.
     pub reader_rate_bps: Option<u64>,
+    /// A periodic reader's wake-up interval (`null`: reads as data comes).
+    pub reader_period_s: Option<f64>,
     /// Congestion control (`cubic`, `newreno`).
     pub cc: String,
     /// Share of the window retired before an update is sent.
@@ -208,7 +210,11 @@ impl RunReport {
             jitter_s: path.jitter.as_secs_f64(),
             reader_rate_bps: match spec.workload.reader {
                 ReaderSpeed::Unlimited => None,
-                ReaderSpeed::Rate(bps) => Some(bps),
+                ReaderSpeed::Rate(bps) | ReaderSpeed::Periodic { bps, .. } => Some(bps),
+            },
+            reader_period_s: match spec.workload.reader {
+                ReaderSpeed::Periodic { period, .. } => Some(period.as_secs_f64()),
+                _ => None,
             },
             cc: spec.cc.name().to_owned(),
             update_fraction: 0.0,

@@ -349,9 +349,16 @@ impl WorkloadSpec {
             format!("{} streams", self.streams)
         };
         let mut s = format!("{} ({what} on {streams}", self.name);
-        if let ReaderSpeed::Rate(bps) = self.reader {
+        match self.reader {
+            ReaderSpeed::Unlimited => {}
             #[allow(clippy::cast_precision_loss)]
-            s.push_str(&format!(", reader {}", format::rate(bps as f64)));
+            ReaderSpeed::Rate(bps) => s.push_str(&format!(", reader {}", format::rate(bps as f64))),
+            #[allow(clippy::cast_precision_loss)]
+            ReaderSpeed::Periodic { bps, period } => s.push_str(&format!(
+                ", reader {} every {}",
+                format::rate(bps as f64),
+                format::duration(period)
+            )),
         }
         if let Some(stall) = &self.stall {
             s.push_str(", ");

@@ -158,6 +158,28 @@ fn run_json_multi_stream_messages() {
     assert!(fairness > 0.0 && fairness <= 1.0 + 1e-12, "{fairness}");
 }
 
+/// A reader on a timer: the JSON says so, and it reads at most its rate.
+#[test]
+fn run_json_periodic_reader() {
+    let v = run_json(&[
+        "--profile",
+        "residential-cable",
+        "--size",
+        "8MiB",
+        "--reader-rate",
+        "40Mbit",
+        "--reader-period",
+        "50ms",
+    ]);
+    assert_eq!(v["reader_rate_bps"], 40_000_000);
+    assert_eq!(v["reader_period_s"], 0.05);
+    assert_eq!(u(&v, "bytes"), 8 << 20);
+    // 8 MiB at ≤ 40 Mbit/s: at least 1.67 s of wake-ups.
+    assert!(f(&v, "duration_s") >= 8.0 * 8_388_608.0 / 40e6 - 0.05);
+    let plain = run_json(&["--profile", "residential-cable", "--size", "8MiB"]);
+    assert_eq!(plain["reader_period_s"], Value::Null);
+}
+
 #[test]
 fn same_seed_same_json() {
     let args = [
@@ -189,6 +211,18 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
         (
             &["run", "--rtt", "0ms"],
             "error: --rtt: expected a positive duration",
+        ),
+        (
+            &["run", "--reader-rate", "1Mbit", "--reader-period", "0ms"],
+            "error: --reader-period: expected a duration from 1us to 10s",
+        ),
+        (
+            &["run", "--reader-period", "20ms"],
+            "error: the following required arguments were not provided: --reader-rate",
+        ),
+        (
+            &["compare", "--random-seeds", "0"],
+            "error: --random-seeds: expected a seed count in 1..=100",
         ),
         (
             &["run", "--profile", "fast"],

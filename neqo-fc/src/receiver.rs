@@ -277,6 +277,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // and must not look like a higher rate. Never more than retired.
         let retired_since =
             (self.retired - self.retired_at_update).min(self.consumed - self.consumed_at_update);
+        let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
         self.retired_at_update = self.retired;
         self.consumed_at_update = self.consumed;
         let input = TuneInput {
@@ -286,6 +287,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             elapsed,
             rtt,
             update_fraction: self.update_fraction,
+            drained_at_limit,
         };
         // A tuner only ever grows a window (the `Tuner` contract).
         let new = tuner.tune(&input).min(MAX_VARINT).max(self.max_active);

@@ -704,6 +704,7 @@ proptest! {
             elapsed,
             rtt,
             update_fraction: fraction,
+            drained_at_limit: false,
         };
         let out = tuner.tune(&input);
         prop_assert!(out >= window);

@@ -866,6 +866,30 @@ impl Tuner for Recording {
     }
 }
 
+/// The tuner is told the window alone bounded the interval only when the
+/// application read everything and the peer had sent up to the limit.
+#[test]
+fn drained_at_limit_needs_everything_read_up_to_the_limit() {
+    let rtt = Rtt::from(ms(100));
+    let step = |received: u64, read: u64| {
+        let mut s = ReceiverFlowControl::new(StreamId(4), 1_000, 1_000, Fraction::QUARTER);
+        let t = Recording::new(0);
+        s.on_data(250, false).unwrap();
+        s.retire(250).unwrap();
+        s.send_update(ms(0), rtt, &t).unwrap();
+        s.on_data(received, false).unwrap();
+        s.retire(read).unwrap();
+        s.send_update(ms(500), rtt, &t).unwrap();
+        t.last.get().unwrap().drained_at_limit
+    };
+    // Limit 1_250 after the first update.
+    assert!(step(1_250, 1_250));
+    // Data left unread: the reader, not the window, set the pace.
+    assert!(!step(1_250, 1_249));
+    // The peer had credit left: it, not the window, set the pace.
+    assert!(!step(1_249, 1_249));
+}
+
 #[test]
 fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let rtt = Rtt::new(ms(150), ms(100));
@@ -890,6 +914,8 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             elapsed: ms(100),
             rtt,
             update_fraction: Fraction::QUARTER,
+            // Everything up to the limit arrived and was read.
+            drained_at_limit: true,
         })
     );
     assert_eq!(
@@ -977,6 +1003,7 @@ fn default_tuner_doubles_a_window_limited_flow() {
         elapsed: ms(100),
         rtt,
         update_fraction: Fraction::QUARTER,
+        drained_at_limit: false,
     };
     let change = s
         .send_update(ms(1100), rtt, &tuner)

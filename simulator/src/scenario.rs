@@ -21,6 +21,17 @@ pub enum ReaderSpeed {
     Unlimited,
     /// Reads at most this many bits per second (all streams together).
     Rate(u64),
+    /// Wakes every `period` (at multiples of it) and reads what has
+    /// arrived, at most `bps × period` bytes per wake-up, all streams
+    /// together; reads nothing between wake-ups. An application draining
+    /// its socket on a timer (a media player's tick, a UI frame): the same
+    /// average rate as [`ReaderSpeed::Rate`], in bursts.
+    Periodic {
+        /// Largest average read rate in bit/s.
+        bps: u64,
+        /// Time between wake-ups (> 0).
+        period: Duration,
+    },
 }
 
 /// A reader that stops reading some streams for a while (issue: many

@@ -366,6 +366,7 @@ mod tests {
             elapsed: Duration::from_millis(1),
             rtt: Rtt::from(Duration::from_millis(50)),
             update_fraction: Fraction::HALF,
+            drained_at_limit: false,
         };
         assert_eq!(f.tuner.tune(&input), 256 << 10);
 

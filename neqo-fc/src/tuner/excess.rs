@@ -86,9 +86,18 @@ impl Tuner for ExcessTuner {
             RttChoice::Min => input.rtt.min,
             RttChoice::Smoothed => input.rtt.smoothed,
         };
+        // A reader that drained all the peer could send was held back by
+        // the window alone: judge it over at most one RTT, or a reader
+        // that wakes less often than once per RTT (and then reads a whole
+        // window) would look slower than the window and never grow it.
+        let elapsed = if input.drained_at_limit {
+            input.elapsed.min(rtt)
+        } else {
+            input.elapsed
+        };
         let usable = window - input.update_fraction.of(window).min(window);
         let effective = usable - self.headroom.of(usable).min(usable);
-        let expected = math::mul_div(effective, math::nanos(input.elapsed), math::nanos(rtt));
+        let expected = math::mul_div(effective, math::nanos(elapsed), math::nanos(rtt));
         let Some(excess) = input.retired_since_update.checked_sub(expected) else {
             return window;
         };
@@ -130,6 +139,7 @@ mod tests {
             elapsed: Duration::from_millis(elapsed_ms),
             rtt: Rtt::from(Duration::from_millis(100)),
             update_fraction: Fraction::QUARTER,
+            drained_at_limit: false,
         }
     }
 
@@ -148,6 +158,25 @@ mod tests {
         assert_eq!(t.tune(&input(1_000_000, 749_999, 100)), 1_000_000);
         // A whole window per RTT doubles it.
         assert_eq!(t.tune(&input(1_000_000, 1_000_000, 100)), 2_000_000);
+    }
+
+    #[test]
+    fn drained_at_limit_is_judged_over_one_rtt() {
+        // A whole window read after 200 ms (2 RTTs): expected 1.5 M by the
+        // time, so a reader that might be slow gets nothing — but one that
+        // drained everything the peer could send was held by the window:
+        // over one RTT, 750_000 expected, excess 250_000 × 4.
+        let t = NO_HEADROOM;
+        let mut i = input(1_000_000, 1_000_000, 200);
+        assert_eq!(t.tune(&i), 1_000_000);
+        i.drained_at_limit = true;
+        assert_eq!(t.tune(&i), 2_000_000);
+        // Within one RTT the flag changes nothing.
+        let mut short = input(1_000_000, 800_000, 100);
+        let plain = t.tune(&short);
+        short.drained_at_limit = true;
+        assert_eq!(t.tune(&short), plain);
+        assert_eq!(plain, 1_200_000);
     }
 
     #[test]

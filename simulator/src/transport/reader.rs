@@ -26,6 +26,8 @@ pub struct Reader {
     carry: u64,
     stall: Option<Stall>,
     streams: u64,
+    /// Periodic reader: the wake-up whose budget `tokens` holds.
+    served_tick: Option<u64>,
 }
 
 impl Reader {
@@ -36,6 +38,7 @@ impl Reader {
             ReaderSpeed::Unlimited => u64::MAX,
             // 10 ms of reading, at least a few packets.
             ReaderSpeed::Rate(bps) => (bps / 8 / 100).max(4 * READ_CHUNK),
+            ReaderSpeed::Periodic { bps, period } => per_wakeup(bps, period),
         };
         Self {
             speed,
@@ -45,6 +48,7 @@ impl Reader {
             carry: 0,
             stall,
             streams,
+            served_tick: None,
         }
     }
 
@@ -73,12 +77,23 @@ impl Reader {
                 self.refill(now);
                 self.tokens
             }
+            ReaderSpeed::Periodic { period, .. } => {
+                // Only at a wake-up: its budget, once; nothing in between.
+                let Some(tick) = tick_at(now, period) else {
+                    return 0;
+                };
+                if self.served_tick != Some(tick) {
+                    self.served_tick = Some(tick);
+                    self.tokens = self.burst;
+                }
+                self.tokens
+            }
         }
     }
 
     /// Records `n` bytes read.
     pub fn consume(&mut self, n: u64) {
-        if let ReaderSpeed::Rate(_) = self.speed {
+        if !self.unlimited() {
             self.tokens = self.tokens.saturating_sub(n);
         }
     }
@@ -135,8 +150,21 @@ impl Reader {
     /// When the rate-limited reader next has a chunk of budget.
     #[must_use]
     pub fn next_budget_time(&self, now: Time) -> Option<Time> {
-        let ReaderSpeed::Rate(bps) = self.speed else {
-            return None;
+        let bps = match self.speed {
+            ReaderSpeed::Unlimited => return None,
+            ReaderSpeed::Rate(bps) => bps,
+            ReaderSpeed::Periodic { period, .. } => {
+                // The next wake-up not yet served (this one if `now` is
+                // an unserved wake-up).
+                let p = period_ns(period);
+                let at = now.as_nanos().div_ceil(p);
+                let tick = if Some(at) == self.served_tick {
+                    at + 1
+                } else {
+                    at
+                };
+                return Some(Time::from_nanos(tick.saturating_mul(p)));
+            }
         };
         let want = READ_CHUNK.min(self.burst).saturating_sub(self.tokens);
         if want == 0 {
@@ -146,9 +174,97 @@ impl Reader {
         Some(now + Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX)))
     }
 
+    /// The periodic reader's wake-up interval, if it is one.
+    #[must_use]
+    pub fn period(&self) -> Option<Duration> {
+        match self.speed {
+            ReaderSpeed::Periodic { period, .. } => Some(period),
+            _ => None,
+        }
+    }
+
     /// True for the unlimited reader.
     #[must_use]
     pub fn unlimited(&self) -> bool {
         matches!(self.speed, ReaderSpeed::Unlimited)
+    }
+}
+
+/// A period in whole nanoseconds, at least 1.
+fn period_ns(period: Duration) -> u64 {
+    u64::try_from(period.as_nanos()).unwrap_or(u64::MAX).max(1)
+}
+
+/// The index of the wake-up at exactly `now`, if `now` is one.
+fn tick_at(now: Time, period: Duration) -> Option<u64> {
+    let p = period_ns(period);
+    now.as_nanos().is_multiple_of(p).then(|| now.as_nanos() / p)
+}
+
+/// Bytes a periodic reader takes per wake-up: `bps × period`, at least a
+/// few packets.
+fn per_wakeup(bps: u64, period: Duration) -> u64 {
+    let bytes = u128::from(bps) * period.as_nanos() / 8_000_000_000;
+    u64::try_from(bytes).unwrap_or(u64::MAX).max(4 * READ_CHUNK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn periodic() -> Reader {
+        // 80 Mbit/s every 20 ms: 200,000 B per wake-up.
+        Reader::new(
+            ReaderSpeed::Periodic {
+                bps: 80_000_000,
+                period: Duration::from_millis(20),
+            },
+            None,
+            1,
+        )
+    }
+
+    #[test]
+    fn periodic_reader_reads_only_at_its_wake_ups() {
+        let mut r = periodic();
+        let ms = Time::from_millis;
+        // At a wake-up: one wake-up's budget, spent across calls at that
+        // instant, and nothing more until the next.
+        assert_eq!(r.budget(ms(20)), 200_000);
+        r.consume(150_000);
+        assert_eq!(r.budget(ms(20)), 50_000);
+        r.consume(50_000);
+        assert_eq!(r.budget(ms(20)), 0);
+        // Between wake-ups nothing, even with budget left over.
+        assert_eq!(r.budget(ms(40)), 200_000);
+        r.consume(1);
+        assert_eq!(r.budget(ms(40) + Duration::from_nanos(1)), 0);
+        assert_eq!(r.budget(ms(59)), 0);
+        // Unused budget does not carry over.
+        assert_eq!(r.budget(ms(60)), 200_000);
+    }
+
+    #[test]
+    fn periodic_reader_wakes_at_the_next_unserved_tick() {
+        let mut r = periodic();
+        let ms = Time::from_millis;
+        assert_eq!(r.next_budget_time(ms(5)), Some(ms(20)));
+        assert_eq!(r.next_budget_time(ms(20)), Some(ms(20)));
+        let _ = r.budget(ms(20));
+        assert_eq!(r.next_budget_time(ms(20)), Some(ms(40)));
+        assert_eq!(r.next_budget_time(ms(21)), Some(ms(40)));
+    }
+
+    #[test]
+    fn periodic_reader_takes_at_least_a_few_packets() {
+        let r = Reader::new(
+            ReaderSpeed::Periodic {
+                bps: 8,
+                period: Duration::from_millis(1),
+            },
+            None,
+            1,
+        );
+        assert_eq!(r.burst, 4 * READ_CHUNK);
     }
 }
