@@ -350,7 +350,8 @@ pub struct RunArgs {
     pub path: PathArgs,
     /// A matrix workload: bulk, small-msgs (1000 × 4 KiB), small-msgs-10
     /// (the same on 10 streams), large-msg (1 × 10 MiB), slow-reader (read
-    /// at 10 % of the link rate); many streams: many-100 (100 × 1 MiB),
+    /// at 10 % of the link rate), timer-reader (read every two RTTs, at
+    /// most half the link rate); many streams: many-100 (100 × 1 MiB),
     /// many-1000 (1000 × 64 KiB), stall-mix (one bulk stream beside 50 ×
     /// 1 MiB whose readers stall at 1s for 2s), stop-reading (10 streams,
     /// the last stops reading at 1s for good). Default: bulk, sized for
@@ -473,7 +474,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, value_delimiter = ',')]
     pub tuner: Vec<TunerChoice>,
     /// Only these workloads (repeatable or comma list): bulk, small-msgs,
-    /// small-msgs-10, large-msg, slow-reader; many-streams section:
+    /// small-msgs-10, large-msg, slow-reader, timer-reader; many-streams section:
     /// many-100, many-1000, stall-mix, stop-reading.
     #[arg(long, value_name = "NAME", value_parser = workload_arg, value_delimiter = ',')]
     pub workload: Vec<MatrixWorkload>,

@@ -762,14 +762,14 @@ mod tests {
         let m = Matrix::full();
         let specs = m.specs();
         // lossy and reorder run five seeds per cell.
-        assert_eq!(specs.len(), (11 + 2 * 5) * 5 * 6 + 2 * 4 * 6);
+        assert_eq!(specs.len(), (11 + 2 * 5) * 6 * 6 + 2 * 4 * 6);
         assert_eq!(specs[0].path.name, "satellite");
         assert_eq!(specs[0].workload.name, "bulk");
         assert_eq!(specs[0].tuner, TunerSpec::Default.into());
         assert_eq!(specs[5].tuner, TunerSpec::Unlimited.into());
         assert_eq!(specs[6].workload.name, "small-msgs");
         // The many-streams section follows the main matrix.
-        let many = &specs[21 * 5 * 6..];
+        let many = &specs[21 * 6 * 6..];
         assert_eq!(many[0].path.name, "gbit-50ms");
         assert_eq!(many[0].workload.name, "many-100");
         assert_eq!(

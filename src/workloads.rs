@@ -8,7 +8,10 @@
 //!   streams (rust-yamux's flow-control study);
 //! - `large-msg`: one 10 MiB message (ditto), read as it arrives;
 //! - `slow-reader`: a tenth of `bulk` (at least 8 MiB), read at 10 % of
-//!   the link rate.
+//!   the link rate;
+//! - `timer-reader`: half of `bulk`, read by an application that wakes
+//!   every two RTTs ([`timer_reader_period`]) and takes what arrived, at
+//!   most half the link rate — a media player's tick, a UI frame.
 //!
 //! Many-streams workloads (issue #5: memory with many streams and readers
 //! that stop):
@@ -40,6 +43,9 @@ pub enum MatrixWorkload {
     LargeMsg,
     /// One stream read at 10 % of the link rate.
     SlowReader,
+    /// One stream whose application wakes every two RTTs and reads what
+    /// arrived, at most half the link rate: a reader on a timer.
+    TimerReader,
     /// 100 streams × 1 MiB.
     Many100,
     /// 1,000 streams × 64 KiB.
@@ -58,6 +64,12 @@ pub const BULK_MAX_BYTES: u64 = 256 << 20;
 /// (1 MiB), so a window that grows although the reader is slow shows up
 /// as buffered memory.
 pub const SLOW_READER_MIN_BYTES: u64 = 8 << 20;
+/// The `timer-reader` wake-up interval: two RTTs, within 1 ms..1 s.
+#[must_use]
+pub fn timer_reader_period(path: &PathSpec) -> Duration {
+    (path.rtt * 2).clamp(Duration::from_millis(1), Duration::from_secs(1))
+}
+
 /// RTTs' worth of data at link rate a bulk transfer aims for.
 pub const BULK_RTTS: u64 = 40;
 /// Streams whose readers stall in `stall-mix` (beside one bulk stream).
@@ -115,12 +127,13 @@ pub fn bulk_bytes(path: &PathSpec, quick: bool) -> u64 {
 
 impl MatrixWorkload {
     /// The workloads of the main matrix, in table order.
-    pub const CLASSIC: [Self; 5] = [
+    pub const CLASSIC: [Self; 6] = [
         Self::Bulk,
         Self::SmallMsgs,
         Self::SmallMsgs10,
         Self::LargeMsg,
         Self::SlowReader,
+        Self::TimerReader,
     ];
 
     /// The workloads of the many-streams section, in table order.
@@ -132,12 +145,13 @@ impl MatrixWorkload {
     ];
 
     /// Every named workload: [`Self::CLASSIC`] then [`Self::MANY_STREAMS`].
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Bulk,
         Self::SmallMsgs,
         Self::SmallMsgs10,
         Self::LargeMsg,
         Self::SlowReader,
+        Self::TimerReader,
         Self::Many100,
         Self::Many1000,
         Self::StallMix,
@@ -162,6 +176,7 @@ impl MatrixWorkload {
             Self::SmallMsgs10 => "small-msgs-10",
             Self::LargeMsg => "large-msg",
             Self::SlowReader => "slow-reader",
+            Self::TimerReader => "timer-reader",
             Self::Many100 => "many-100",
             Self::Many1000 => "many-1000",
             Self::StallMix => "stall-mix",
@@ -228,6 +243,16 @@ impl MatrixWorkload {
                 },
                 1,
                 ReaderSpeed::Rate((path.rate_bps / 10).max(1)),
+            ),
+            Self::TimerReader => (
+                WorkloadKind::Bulk {
+                    bytes: (bulk_bytes(path, quick) / 2).max(1 << 20),
+                },
+                1,
+                ReaderSpeed::Periodic {
+                    bps: (path.rate_bps / 2).max(1),
+                    period: timer_reader_period(path),
+                },
             ),
             Self::Many100 => (
                 WorkloadKind::Bulk { bytes: 1 << 20 },
@@ -454,6 +479,15 @@ mod tests {
             slow.summary(),
             "slow-reader (23.9 MiB on 1 stream, reader 100 Mbit/s)"
         );
+        let timer = MatrixWorkload::TimerReader.on(&path, false);
+        assert_eq!(
+            timer.reader,
+            ReaderSpeed::Periodic {
+                bps: path.rate_bps / 2,
+                period: path.rtt * 2
+            }
+        );
+        assert_eq!(timer.total_bytes(), bulk_bytes(&path, false) / 2);
     }
 
     #[test]

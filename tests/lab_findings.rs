@@ -7,6 +7,10 @@
 //!   path at window / RTT ≈ 168 Mbit/s, and `default` is ≥ 5× faster there;
 //! - yamux's study: with a static 256 KiB window, updating at half the
 //!   window beats updating on exhaustion;
+//! - a reader on a timer (`timer-reader`: wakes every two RTTs, at most
+//!   half the link rate) on gbit-50ms: `neqo`'s rule never grows its
+//!   1 MiB window (window / period); `default` grows to what one wake-up
+//!   reads and is ≥ 4× faster, `double` gets there with twice the memory;
 //! - `default` against `neqo` and `double` on every bulk path: goodput ≥
 //!   theirs (a tie within 1 % counts) with no more peak stream window —
 //!   asserted where it holds; the paths where it does not are listed, and
@@ -40,6 +44,34 @@ fn bulk(profile: &str, tuner: TunerSpec) -> RunReport {
 }
 
 const MBIT: f64 = 1e6;
+
+#[test]
+fn a_reader_on_a_timer_grows_default_but_not_neqo() {
+    let tuners = [TunerSpec::Default, TunerSpec::Neqo, TunerSpec::Double];
+    let [ours, neqo, double] =
+        tuners.map(|t| run("gbit-50ms", MatrixWorkload::TimerReader, t, None));
+    // 500 Mbit/s for 100 ms: what one wake-up may read.
+    let per_wakeup = 500e6 / 8.0 * 0.100;
+    for r in [&ours, &neqo, &double] {
+        eprintln!(
+            "timer-reader on gbit-50ms, {:6}: {:6.1} Mbit/s, peak buffer {:5.2} x one wake-up",
+            r.tuner,
+            r.goodput_bps / MBIT,
+            r.peak_recv_buffer_bytes as f64 / per_wakeup
+        );
+    }
+    // neqo: its 1 MiB start read once per 100 ms wake-up.
+    let stuck = f64::from(1u32 << 20) * 8.0 / 0.100;
+    assert!(neqo.goodput_bps <= stuck, "{}", neqo.goodput_bps);
+    assert!(
+        ours.goodput_bps >= 4.0 * neqo.goodput_bps,
+        "{}",
+        ours.goodput_bps
+    );
+    // Memory near one wake-up's worth, about half of double's.
+    assert!((ours.peak_recv_buffer_bytes as f64) < 1.5 * per_wakeup);
+    assert!(ours.peak_recv_buffer_bytes * 3 / 2 < double.peak_recv_buffer_bytes);
+}
 
 #[test]
 fn fixed_1mib_on_gbit_50ms_stays_below_window_over_rtt() {
