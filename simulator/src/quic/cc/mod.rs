@@ -3,7 +3,7 @@
 //! (RFC 9438).
 //!
 //! Both share slow start, the recovery period and bytes-in-flight
-//! accounting ([`base`]); they differ in congestion avoidance and in how
+//! accounting (`base.rs`); they differ in congestion avoidance and in how
 //! much a congestion event reduces the window.
 
 mod base;
