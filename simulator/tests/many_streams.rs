@@ -302,7 +302,7 @@ fn stall_mix_4mib_gbit_50ms_memory() {
 }
 
 /// The stall-goodput target when the stall catches the 50 streams
-/// mid-transfer on gbit-50ms. Measured: 901.3 Mbit/s = 90.1 % of the link
+/// mid-transfer on gbit-50ms. Measured: 901.2 Mbit/s = 90.1 % of the link
 /// (849.2 before the fixes below). The stalled streams park the credit
 /// they hold (≈ 1.46 BDP); the bulk stream gets the link once a
 /// rebalancing pass sees the others idle. Three things make that fast:
@@ -346,8 +346,8 @@ fn stall_mix_cable_without_budget_blocks_the_connection() {
     assert!(got < 1e6, "{:.3} Mbit/s", mbit(got));
 }
 
-/// The stall-goodput target on residential-cable. Measured: 186.7 Mbit/s
-/// = 93.4 % of 200 Mbit/s (170.4 before). In the first moments of the stall the
+/// The stall-goodput target on residential-cable. Measured: 187.1 Mbit/s
+/// = 93.6 % of 200 Mbit/s (170.4 before). In the first moments of the stall the
 /// sender fills the credit the 50 stalled streams already hold, sharing the link
 /// round-robin with the bulk stream; that credit is now each stream's
 /// share of the estimate (here the 16 KiB floor) instead of its 128 KiB seed, so
