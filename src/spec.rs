@@ -131,17 +131,15 @@ pub struct Outcome {
 /// a caught panic.
 pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
     let scenario = spec.scenario()?;
-    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| {
-        neqo_fc_sim::scenario::run(&scenario)
-    }))
-    .map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panicked".to_owned());
-        LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
-    })?;
+    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| neqo_fc_sim::run(&scenario)))
+        .map_err(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panicked".to_owned());
+            LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
+        })?;
     let report = RunReport::new(spec, &scenario, &result);
     Ok(Outcome {
         report,

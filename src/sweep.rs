@@ -21,7 +21,7 @@ use neqo_fc_sim::{
     metrics::Metrics,
     net::{LossModel, PathConfig, bdp_bytes},
     rng::Rng,
-    scenario::{self, ReaderSpeed, Scenario, Stall, Workload, WorkloadKind},
+    scenario::{ReaderSpeed, Scenario, Stall, Workload, WorkloadKind},
 };
 use serde::Serialize;
 
@@ -352,7 +352,7 @@ fn check(f: &Faults, m: &Metrics) -> Option<String> {
 pub fn run_seed(seed: u64) -> SeedOutcome {
     let f = Faults::from_seed(seed);
     let scenario = f.scenario();
-    match catch_unwind(AssertUnwindSafe(|| scenario::run(&scenario))) {
+    match catch_unwind(AssertUnwindSafe(|| neqo_fc_sim::run(&scenario))) {
         Ok(r) => SeedOutcome {
             seed,
             faults: FaultCounts::of_run(&f, &r.metrics),

@@ -11,7 +11,8 @@ use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     metrics::Metrics,
     net::{PathConfig, bdp_bytes},
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
 };
 
 const GBIT: u64 = 1_000_000_000;

@@ -10,7 +10,8 @@ use std::time::Duration;
 use fc_lab::qlog::{WINDOW_UPDATED, trace_to_bytes, write_traces};
 use neqo_fc_sim::{
     net::{LossModel, PathConfig},
-    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind},
     trace::{Endpoint, TraceLevel},
 };
 use serde_json::Value;

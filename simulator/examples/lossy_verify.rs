@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use neqo_fc_sim::{
     net::{LossModel, PathConfig},
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
 };
 
 fn main() {

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use neqo_fc_sim::{
     net::{PathConfig, bdp_bytes},
-    scenario::{ReaderSpeed, Scenario, Stall, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Stall, Workload, WorkloadKind},
 };
 
 fn main() {

@@ -8,7 +8,8 @@ use std::{sync::Arc, time::Duration};
 use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     net::{PathConfig, bdp_bytes},
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
 };
 
 fn main() {

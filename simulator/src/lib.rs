@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use neqo_fc_sim::{net::PathConfig, scenario::{self, *}};
+//! use neqo_fc_sim::{net::PathConfig, scenario::*};
 //!
 //! let path = PathConfig {
 //!     rate_bps: Some(100_000_000),
@@ -20,7 +20,7 @@
 //!     reader: ReaderSpeed::Unlimited,
 //!     stall: None,
 //! };
-//! let result = scenario::run(&Scenario::new(path, workload));
+//! let result = neqo_fc_sim::run(&Scenario::new(path, workload));
 //! assert!(result.metrics.completed);
 //! assert_eq!(result.metrics.bytes, 4_000_000);
 //! ```
@@ -34,3 +34,5 @@ pub mod scenario;
 pub mod time;
 pub mod trace;
 pub mod transport;
+
+pub use transport::sim::run;

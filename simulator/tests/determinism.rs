@@ -8,7 +8,8 @@ use std::time::Duration;
 use neqo_fc_sim::{
     net::{LossModel, PathConfig},
     quic::cc::CcAlgorithm,
-    scenario::{ReaderSpeed, RunResult, Scenario, Stall, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, RunResult, Scenario, Stall, Workload, WorkloadKind},
     trace::TraceLevel,
 };
 

@@ -14,7 +14,8 @@ use neqo_fc_sim::{
     metrics::Metrics,
     net::{PathConfig, bdp_bytes},
     quic::frame::Frame,
-    scenario::{Hostile, ReaderSpeed, Scenario, Stall, Workload, WorkloadKind, run},
+    run,
+    scenario::{Hostile, ReaderSpeed, Scenario, Stall, Workload, WorkloadKind},
     trace::{Endpoint, TraceEvent, TraceLevel},
 };
 

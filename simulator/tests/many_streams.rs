@@ -24,7 +24,8 @@ use std::time::Duration;
 use neqo_fc_sim::{
     metrics::Metrics,
     net::{PathConfig, bdp_bytes},
-    scenario::{ReaderSpeed, Scenario, Stall, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Stall, Workload, WorkloadKind},
 };
 
 const MIB: u64 = 1 << 20;

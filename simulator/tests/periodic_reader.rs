@@ -20,7 +20,8 @@ use std::time::Duration;
 use neqo_fc_sim::{
     metrics::Metrics,
     net::{PathConfig, bdp_bytes},
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
 };
 
 const GBIT: u64 = 1_000_000_000;

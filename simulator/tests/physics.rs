@@ -10,7 +10,8 @@ use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     net::{DEFAULT_OVERHEAD_BYTES, PathConfig, bdp_bytes},
     quic::frame::Frame,
-    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind},
     transport::{PACKET_OVERHEAD, stream_id},
 };
 

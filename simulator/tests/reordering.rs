@@ -19,7 +19,8 @@ use neqo_fc_sim::{
     metrics::Metrics,
     net::{LossModel, PathConfig, bdp_bytes},
     quic::cc::{CcAlgorithm, CcState},
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
     trace::{Endpoint, TraceEvent, TraceLevel},
     transport::recovery::{MAX_PACKET_THRESHOLD, PACKET_THRESHOLD},
 };

@@ -11,7 +11,8 @@ use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     net::{LossModel, PathConfig, bdp_bytes},
     quic::cc::{CcAlgorithm, initial_window},
-    scenario::{ReaderSpeed, RunResult, Scenario, Stall, Workload, WorkloadKind, run},
+    run,
+    scenario::{ReaderSpeed, RunResult, Scenario, Stall, Workload, WorkloadKind},
     trace::{Endpoint, TraceEvent, TraceLevel},
 };
 
@@ -361,7 +362,7 @@ fn rtt_estimator_with_queueing() {
 /// `Reader::next_budget_time(now) == Some(now)` (tokens ≥ READ_CHUNK), the
 /// timer fires at `now`, `read()` skips the stalled stream (it stays in
 /// `readable`), and the same timer is armed again at the same instant,
-/// forever: `scenario::run` never returns, whatever `time_limit` says.
+/// forever: `neqo_fc_sim::run` never returns, whatever `time_limit` says.
 /// It used to hang at t ≈ 300–315 ms (stall start 300 ms): the budget
 /// timer was armed at `now` while the only readable stream was stalled.
 /// It is now armed only when some readable stream is not stalled.
@@ -397,7 +398,7 @@ fn stall_with_rate_limited_reader_terminates() {
     });
     let m = rx
         .recv_timeout(Duration::from_secs(60))
-        .expect("scenario::run did not return: simulated time stopped advancing");
+        .expect("neqo_fc_sim::run did not return: simulated time stopped advancing");
     assert!(m.completed, "{m:?}");
     assert_eq!(m.bytes, 3 * 1_280_000);
     // 3.84 MB at the reader's 15 Mbit/s takes ≥ 2.048 s.

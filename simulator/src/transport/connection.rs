@@ -20,6 +20,7 @@ use crate::{
         cc::{CcAlgorithm, CcState},
         frame::Frame,
     },
+    scenario::Hostile,
     time::Time,
     trace::{Endpoint, Parameters, TraceEvent, TraceLevel, TraceRecord},
 };
@@ -27,7 +28,7 @@ use crate::{
 use super::{
     PACKET_OVERHEAD,
     ack_state::AckState,
-    hostile::{Hostile, HostileSender},
+    hostile::HostileSender,
     packet::{Packet, pattern},
     reader::Reader,
     recovery::{LossTrigger, Recovery, TimeoutOutcome},

@@ -57,6 +57,12 @@ impl Slab {
     }
 }
 
+/// Runs one scenario to completion (an error, or its time limit).
+#[must_use]
+pub fn run(scenario: &Scenario) -> RunResult {
+    Simulation::new(scenario).run()
+}
+
 /// One run in progress.
 pub struct Simulation {
     queue: EventQueue<Event>,
