@@ -7,49 +7,21 @@
 //! timed runs per case). Run as a test (`cargo test --benches`) it does one
 //! small run only, to check that the bench still builds and works.
 
-use std::{
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
-use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
-    net::{PathConfig, bdp_bytes},
+    net::PathConfig,
     run,
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
+    scenario::{Scenario, Workload},
 };
 
-const GBIT: u64 = 1_000_000_000;
 const TARGET: Duration = Duration::from_millis(1500);
 
 /// The gigabit download of `bytes`; `unlimited` lifts every flow-control
 /// limit.
 fn scenario(bytes: u64, unlimited: bool) -> Scenario {
-    let rtt = Duration::from_millis(50);
-    let path = PathConfig {
-        rate_bps: Some(GBIT),
-        queue_bytes: bdp_bytes(GBIT, rtt),
-        delay: rtt / 2,
-        ..PathConfig::default()
-    };
-    let workload = Workload {
-        kind: WorkloadKind::Bulk { bytes },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    };
-    let mut s = Scenario::new(path, workload);
-    if unlimited {
-        s.fc.initial_stream_window = MAX_VARINT;
-        s.fc.initial_connection_window = MAX_VARINT;
-        s.fc.max_stream_window = MAX_VARINT;
-        s.fc.max_connection_window = MAX_VARINT;
-        s.tuner = Arc::new(Fixed {
-            stream: MAX_VARINT,
-            connection: MAX_VARINT,
-        });
-    }
-    s
+    let s = Scenario::new(PathConfig::gigabit(), Workload::bulk(bytes));
+    if unlimited { s.unlimited_windows() } else { s }
 }
 
 /// One timed run: (wall time, simulated events).

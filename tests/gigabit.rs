@@ -5,52 +5,20 @@
 //! Run with `cargo test --release --test gigabit` (about 1 s of CPU per
 //! 1 GiB run; all numbers are simulated, so the asserts are exact).
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     metrics::Metrics,
-    net::{PathConfig, bdp_bytes},
+    net::{GIGABIT_BPS, GIGABIT_RTT, PathConfig, bdp_bytes},
     run,
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
+    scenario::{Scenario, Workload},
 };
 
-const GBIT: u64 = 1_000_000_000;
 const GIB: u64 = 1 << 30;
 
 /// One stream of 1 GiB, read as soon as it arrives.
 fn one_gib() -> Workload {
-    Workload {
-        kind: WorkloadKind::Bulk { bytes: GIB },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    }
-}
-
-/// 1 Gbit/s bottleneck, 25 ms each way, tail-drop queue of one BDP.
-fn gigabit_path() -> PathConfig {
-    let rtt = Duration::from_millis(50);
-    PathConfig {
-        rate_bps: Some(GBIT),
-        queue_bytes: bdp_bytes(GBIT, rtt),
-        delay: rtt / 2,
-        ..PathConfig::default()
-    }
-}
-
-/// The same scenario with every flow-control limit lifted (the
-/// "unlimited" setup of `simulator/examples/one_run.rs`).
-fn unlimited(mut s: Scenario) -> Scenario {
-    s.fc.initial_stream_window = MAX_VARINT;
-    s.fc.initial_connection_window = MAX_VARINT;
-    s.fc.max_stream_window = MAX_VARINT;
-    s.fc.max_connection_window = MAX_VARINT;
-    s.tuner = Arc::new(Fixed {
-        stream: MAX_VARINT,
-        connection: MAX_VARINT,
-    });
-    s
+    Workload::bulk(GIB)
 }
 
 fn assert_complete(m: &Metrics) {
@@ -68,10 +36,10 @@ fn mbit(bps: f64) -> f64 {
 /// slower than unlimited, and a peak stream window ≤ 1.6 × BDP.
 #[test]
 fn default_tuner_keeps_up_with_a_gigabit_path() {
-    let s = Scenario::new(gigabit_path(), one_gib());
+    let s = Scenario::new(PathConfig::gigabit(), one_gib());
     let fc = run(&s).metrics;
-    let free = run(&unlimited(s.clone())).metrics;
-    let bdp = bdp_bytes(GBIT, Duration::from_millis(50));
+    let free = run(&s.clone().unlimited_windows()).metrics;
+    let bdp = bdp_bytes(GIGABIT_BPS, GIGABIT_RTT);
     eprintln!(
         "gigabit 1 GiB, default tuner: goodput {:.2} Mbit/s, completion {:?}, \
          peak stream window {} B = {:.3} BDP, peak conn window {} B, fc_blocked {:?}, \
@@ -119,7 +87,7 @@ fn default_tuner_keeps_up_with_a_gigabit_path() {
 fn neqo_bench_path() -> PathConfig {
     let rtt = Duration::from_millis(40);
     PathConfig {
-        rate_bps: Some(GBIT),
+        rate_bps: Some(GIGABIT_BPS),
         queue_bytes: 500_000,
         overhead_bytes: 80,
         delay: rtt / 2,
@@ -172,7 +140,7 @@ fn neqo_bench_path_runs_near_line_rate() {
 fn neqo_bench_path_default_tuner_matches_unlimited() {
     let s = Scenario::new(neqo_bench_path(), one_gib());
     let fc = run(&s).metrics;
-    let free = run(&unlimited(s)).metrics;
+    let free = run(&s.unlimited_windows()).metrics;
     print_bench("default tuner", &fc);
     print_bench("unlimited windows", &free);
     assert_complete(&fc);

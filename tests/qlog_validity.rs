@@ -11,7 +11,7 @@ use fc_lab::qlog::{WINDOW_UPDATED, trace_to_bytes, write_traces};
 use neqo_fc_sim::{
     net::{LossModel, PathConfig},
     run,
-    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind},
+    scenario::{RunResult, Scenario, Workload},
     trace::{Endpoint, TraceLevel},
 };
 use serde_json::Value;
@@ -33,17 +33,8 @@ fn path(rate_bps: u64, rtt: Duration, loss: f64) -> PathConfig {
     }
 }
 
-fn bulk(bytes: u64) -> Workload {
-    Workload {
-        kind: WorkloadKind::Bulk { bytes },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    }
-}
-
 fn scenario(forward: PathConfig, bytes: u64, level: TraceLevel) -> Scenario {
-    let mut s = Scenario::new(forward, bulk(bytes));
+    let mut s = Scenario::new(forward, Workload::bulk(bytes));
     s.trace = level;
     s.time_limit = Duration::from_secs(120);
     s

@@ -6,7 +6,7 @@ use std::time::Duration;
 use neqo_fc_sim::{
     net::{LossModel, PathConfig},
     run,
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
+    scenario::{Scenario, Workload},
 };
 
 fn main() {
@@ -26,10 +26,8 @@ fn main() {
     let mut s = Scenario::new(
         path.clone(),
         Workload {
-            kind: WorkloadKind::Bulk { bytes: 3_000_000 },
             streams: 3,
-            reader: ReaderSpeed::Unlimited,
-            stall: None,
+            ..Workload::bulk(3_000_000)
         },
     );
     s.reverse = path;

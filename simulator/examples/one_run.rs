@@ -3,13 +3,12 @@
 //! `INITIAL_WINDOW=BYTES` sets the initial stream window (the connection's
 //! is at least 512 KiB); `DUMP=1` prints the first samples.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     net::{PathConfig, bdp_bytes},
     run,
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
+    scenario::{Scenario, Workload},
 };
 
 fn main() {
@@ -19,19 +18,7 @@ fn main() {
     let rtt = Duration::from_millis(arg(2, 50));
     let bytes = arg(3, 1024) << 20;
     let unlimited = args.get(4).is_some_and(|a| a == "unlimited");
-    let path = PathConfig {
-        rate_bps: Some(rate),
-        queue_bytes: bdp_bytes(rate, rtt),
-        delay: rtt / 2,
-        ..PathConfig::default()
-    };
-    let workload = Workload {
-        kind: WorkloadKind::Bulk { bytes },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    };
-    let mut s = Scenario::new(path, workload);
+    let mut s = Scenario::new(PathConfig::tail_drop(rate, rtt), Workload::bulk(bytes));
     if let Some(w) = std::env::var("INITIAL_WINDOW")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -40,14 +27,7 @@ fn main() {
         s.fc.initial_connection_window = (w * 2).max(512 << 10);
     }
     if unlimited {
-        s.fc.initial_stream_window = MAX_VARINT;
-        s.fc.initial_connection_window = MAX_VARINT;
-        s.fc.max_stream_window = MAX_VARINT;
-        s.fc.max_connection_window = MAX_VARINT;
-        s.tuner = Arc::new(Fixed {
-            stream: MAX_VARINT,
-            connection: MAX_VARINT,
-        });
+        s = s.unlimited_windows();
     }
     let start = std::time::Instant::now();
     let r = run(&s);

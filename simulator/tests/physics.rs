@@ -6,38 +6,16 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Fixed, MAX_VARINT};
+use neqo_fc::Fixed;
 use neqo_fc_sim::{
-    net::{DEFAULT_OVERHEAD_BYTES, PathConfig, bdp_bytes},
+    net::{DEFAULT_OVERHEAD_BYTES, GIGABIT_BPS, GIGABIT_RTT, PathConfig},
     quic::frame::Frame,
     run,
-    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind},
+    scenario::{RunResult, Scenario, Workload},
     transport::{PACKET_OVERHEAD, stream_id},
 };
 
-const GBIT: u64 = 1_000_000_000;
 const MIB: u64 = 1 << 20;
-
-/// A `rate_bps` bottleneck with a one-BDP tail-drop queue and `rtt` of
-/// propagation delay, split evenly between the directions.
-fn path(rate_bps: u64, rtt: Duration) -> PathConfig {
-    PathConfig {
-        rate_bps: Some(rate_bps),
-        queue_bytes: bdp_bytes(rate_bps, rtt),
-        delay: rtt / 2,
-        ..PathConfig::default()
-    }
-}
-
-/// One stream of `bytes`, read as soon as it arrives.
-fn bulk(bytes: u64) -> Workload {
-    Workload {
-        kind: WorkloadKind::Bulk { bytes },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    }
-}
 
 /// Largest STREAM payload the sender puts in a full 1500-byte packet: it
 /// reserves the longest STREAM header it writes (type 1 + ID 8 + offset 8 +
@@ -74,9 +52,9 @@ fn mbit(bps: f64) -> f64 {
 /// rarely waits for credit, and slow start needs only ~7 RTTs to reach it).
 #[test]
 fn fixed_window_caps_goodput_at_window_per_rtt() {
-    let rtt = Duration::from_millis(50);
+    let rtt = GIGABIT_RTT;
     let window = MIB;
-    let mut s = Scenario::new(path(GBIT, rtt), bulk(100 * MIB));
+    let mut s = Scenario::new(PathConfig::gigabit(), Workload::bulk(100 * MIB));
     s.fc.initial_stream_window = window;
     s.fc.initial_connection_window = 1 << 30;
     s.fc.max_stream_window = window;
@@ -108,18 +86,10 @@ fn fixed_window_caps_goodput_at_window_per_rtt() {
     assert!(m.fc_blocked > m.duration / 2, "{m:?}");
 }
 
-/// Lifts every flow-control limit (`examples/one_run.rs` "unlimited").
+/// `bytes` over a one-BDP tail-drop path with every flow-control limit
+/// lifted.
 fn unlimited(rate: u64, rtt: Duration, bytes: u64) -> RunResult {
-    let mut s = Scenario::new(path(rate, rtt), bulk(bytes));
-    s.fc.initial_stream_window = MAX_VARINT;
-    s.fc.initial_connection_window = MAX_VARINT;
-    s.fc.max_stream_window = MAX_VARINT;
-    s.fc.max_connection_window = MAX_VARINT;
-    s.tuner = Arc::new(Fixed {
-        stream: MAX_VARINT,
-        connection: MAX_VARINT,
-    });
-    run(&s)
+    run(&Scenario::new(PathConfig::tail_drop(rate, rtt), Workload::bulk(bytes)).unlimited_windows())
 }
 
 /// Without flow-control limits the bottleneck is the limit: over the whole
@@ -133,7 +103,7 @@ fn unlimited_windows_fill_the_link() {
     let eff = payload_efficiency();
     for (rate, rtt, bytes) in [
         (100_000_000, Duration::from_millis(20), 50_000_000),
-        (GBIT, Duration::from_millis(50), 1 << 30),
+        (GIGABIT_BPS, GIGABIT_RTT, 1 << 30),
     ] {
         let r = unlimited(rate, rtt, bytes);
         let m = &r.metrics;

@@ -12,15 +12,14 @@
 //! Every number is simulated, so the assertions are exact. Run with
 //! `cargo test --release -p neqo-fc-sim --test reordering -- --nocapture`.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     metrics::Metrics,
-    net::{LossModel, PathConfig, bdp_bytes},
+    net::{LossModel, PathConfig},
     quic::cc::{CcAlgorithm, CcState},
     run,
-    scenario::{ReaderSpeed, Scenario, Workload, WorkloadKind},
+    scenario::{Scenario, Workload},
     trace::{Endpoint, TraceEvent, TraceLevel},
     transport::recovery::{MAX_PACKET_THRESHOLD, PACKET_THRESHOLD},
 };
@@ -34,34 +33,17 @@ const BYTES: u64 = 15 << 20;
 /// direction.
 fn path(jitter_ms: u64, loss: LossModel) -> PathConfig {
     PathConfig {
-        rate_bps: Some(RATE),
-        queue_bytes: bdp_bytes(RATE, RTT),
-        delay: RTT / 2,
         loss,
         jitter: Duration::from_millis(jitter_ms),
         jitter_reorders: true,
-        ..PathConfig::default()
+        ..PathConfig::tail_drop(RATE, RTT)
     }
 }
 
 /// 15 MiB on one stream with flow control out of the way, so only loss
 /// detection and congestion control set the pace.
 fn scenario(path: PathConfig, cc: CcAlgorithm) -> Scenario {
-    let workload = Workload {
-        kind: WorkloadKind::Bulk { bytes: BYTES },
-        streams: 1,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
-    };
-    let mut s = Scenario::new(path, workload);
-    s.fc.initial_stream_window = MAX_VARINT;
-    s.fc.initial_connection_window = MAX_VARINT;
-    s.fc.max_stream_window = MAX_VARINT;
-    s.fc.max_connection_window = MAX_VARINT;
-    s.tuner = Arc::new(Fixed {
-        stream: MAX_VARINT,
-        connection: MAX_VARINT,
-    });
+    let mut s = Scenario::new(path, Workload::bulk(BYTES)).unlimited_windows();
     s.cc = cc;
     s
 }

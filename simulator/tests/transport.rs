@@ -5,9 +5,8 @@
 //! Every assertion is on simulated quantities, so results are exact and
 //! reproducible. Run with `cargo test --release -p neqo-fc-sim --test transport`.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use neqo_fc::{Fixed, MAX_VARINT};
 use neqo_fc_sim::{
     net::{LossModel, PathConfig, bdp_bytes},
     quic::cc::{CcAlgorithm, initial_window},
@@ -19,24 +18,9 @@ use neqo_fc_sim::{
 /// Bulk download of `bytes` on each of `streams` streams, read at once.
 fn bulk(bytes: u64, streams: u32) -> Workload {
     Workload {
-        kind: WorkloadKind::Bulk { bytes },
         streams,
-        reader: ReaderSpeed::Unlimited,
-        stall: None,
+        ..Workload::bulk(bytes)
     }
-}
-
-/// Lifts every flow-control limit out of the way (the "unlimited" setup of
-/// `examples/one_run.rs`), so only congestion control limits the sender.
-fn unlimited_windows(s: &mut Scenario) {
-    s.fc.initial_stream_window = MAX_VARINT;
-    s.fc.initial_connection_window = MAX_VARINT;
-    s.fc.max_stream_window = MAX_VARINT;
-    s.fc.max_connection_window = MAX_VARINT;
-    s.tuner = Arc::new(Fixed {
-        stream: MAX_VARINT,
-        connection: MAX_VARINT,
-    });
 }
 
 /// A 50 Mbit/s path, 15 ms one way, 200 kB queue, with `loss` and up to
@@ -176,8 +160,7 @@ fn slow_start_series(rtt: Duration, rtts: u32) -> (Vec<u64>, RunResult) {
         delay: rtt / 2,
         ..PathConfig::default()
     };
-    let mut s = Scenario::new(path, bulk(1 << 30, 1));
-    unlimited_windows(&mut s);
+    let mut s = Scenario::new(path, Workload::bulk(1 << 30)).unlimited_windows();
     s.sample_interval = rtt;
     s.time_limit = rtt * rtts + Duration::from_millis(1);
     let r = run(&s);
@@ -252,14 +235,8 @@ fn cc_trace(r: &RunResult) -> Vec<(Duration, u64, u64)> {
 fn cubic_reduces_to_seven_tenths_on_loss_then_regrows() {
     let rtt = Duration::from_millis(20);
     let rate = 100_000_000;
-    let path = PathConfig {
-        rate_bps: Some(rate),
-        queue_bytes: bdp_bytes(rate, rtt),
-        delay: rtt / 2,
-        ..PathConfig::default()
-    };
-    let mut s = Scenario::new(path, bulk(20_000_000, 1));
-    unlimited_windows(&mut s);
+    let path = PathConfig::tail_drop(rate, rtt);
+    let mut s = Scenario::new(path, Workload::bulk(20_000_000)).unlimited_windows();
     s.trace = TraceLevel::Full;
     let r = run(&s);
     assert!(
@@ -315,7 +292,7 @@ fn rtt_estimator_exact_on_fixed_delay_path() {
         delay: base / 2,
         ..PathConfig::default()
     };
-    let s = Scenario::new(path, bulk(3_000_000, 1));
+    let s = Scenario::new(path, Workload::bulk(3_000_000));
     let m = run(&s).metrics;
     assert!(m.completed, "{m:?}");
     assert_eq!(m.min_rtt, base);
@@ -333,13 +310,8 @@ fn rtt_estimator_with_queueing() {
     let base = Duration::from_millis(40);
     let rate = 10_000_000;
     let queue = bdp_bytes(rate, base);
-    let path = PathConfig {
-        rate_bps: Some(rate),
-        queue_bytes: queue,
-        delay: base / 2,
-        ..PathConfig::default()
-    };
-    let s = Scenario::new(path, bulk(5_000_000, 1));
+    let path = PathConfig::tail_drop(rate, base);
+    let s = Scenario::new(path, Workload::bulk(5_000_000));
     let m = run(&s).metrics;
     assert!(m.completed, "{m:?}");
     assert_eq!(m.min_rtt, base);

@@ -8,7 +8,7 @@ use neqo_fc_sim::{
     metrics::Metrics,
     net::PathConfig,
     quic::frame::Frame,
-    scenario::{ReaderSpeed, RunResult, Scenario, Workload, WorkloadKind},
+    scenario::{RunResult, Scenario, Workload},
     time::Time,
     trace::{Endpoint, Parameters, TraceEvent, TraceRecord},
 };
@@ -24,15 +24,7 @@ fn scenario() -> Scenario {
         delay: Duration::from_millis(25),
         ..PathConfig::default()
     };
-    Scenario::new(
-        path,
-        Workload {
-            kind: WorkloadKind::Bulk { bytes: 1 << 20 },
-            streams: 1,
-            reader: ReaderSpeed::Unlimited,
-            stall: None,
-        },
-    )
+    Scenario::new(path, Workload::bulk(1 << 20))
 }
 
 fn rec(ms: u64, endpoint: Endpoint, event: TraceEvent) -> TraceRecord {

@@ -25,7 +25,7 @@ pub use delay::Delay;
 pub use duplicate::Duplicate;
 pub use jitter::Jitter;
 pub use loss::{GilbertElliott, LossError, RandomLoss};
-pub use path::{LossModel, Path, PathConfig, PathConfigError, PathStats};
+pub use path::{GIGABIT_BPS, GIGABIT_RTT, LossModel, Path, PathConfig, PathConfigError, PathStats};
 
 /// What an element did with a datagram.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -103,6 +103,33 @@ impl Default for PathConfig {
     }
 }
 
+impl PathConfig {
+    /// A `rate_bps` bottleneck with a tail-drop queue of one
+    /// bandwidth-delay product and `rtt` of propagation delay, split
+    /// evenly between the directions; no loss, no jitter.
+    #[must_use]
+    pub fn tail_drop(rate_bps: u64, rtt: Duration) -> Self {
+        Self {
+            rate_bps: Some(rate_bps),
+            queue_bytes: super::bdp_bytes(rate_bps, rtt),
+            delay: rtt / 2,
+            ..Self::default()
+        }
+    }
+
+    /// The gigabit path every speed claim is measured on: 1 Gbit/s, 50 ms
+    /// RTT, tail-drop queue of one BDP (6.25 MB).
+    #[must_use]
+    pub fn gigabit() -> Self {
+        Self::tail_drop(GIGABIT_BPS, GIGABIT_RTT)
+    }
+}
+
+/// Rate of [`PathConfig::gigabit`]: 1 Gbit/s.
+pub const GIGABIT_BPS: u64 = 1_000_000_000;
+/// Round-trip propagation delay of [`PathConfig::gigabit`]: 50 ms.
+pub const GIGABIT_RTT: Duration = Duration::from_millis(50);
+
 /// A configuration value out of range.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum PathConfigError {
@@ -377,6 +404,20 @@ mod tests {
 
     const GBIT: u64 = 1_000_000_000;
     const SER_1500: u64 = 12_224;
+
+    #[test]
+    fn gigabit_is_a_one_bdp_tail_drop_path() {
+        let p = PathConfig::gigabit();
+        assert_eq!(p.rate_bps, Some(GBIT));
+        assert_eq!(p.queue_bytes, 6_250_000);
+        assert_eq!(p.delay, Duration::from_millis(25));
+        assert!(!p.codel && p.loss == LossModel::None && p.jitter.is_zero());
+        let slow = PathConfig::tail_drop(8_000, Duration::from_secs(1));
+        assert_eq!(
+            (slow.queue_bytes, slow.delay),
+            (1_000, Duration::from_millis(500))
+        );
+    }
 
     fn gbit_path(delay_ms: u64, queue_bytes: u64) -> PathConfig {
         PathConfig {

@@ -11,7 +11,7 @@ mod workload;
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Config, Tuner};
+use neqo_fc::{Config, Fixed, MAX_VARINT, Tuner};
 
 pub use self::{
     hostile::Hostile,
@@ -104,6 +104,25 @@ impl Scenario {
     }
 }
 
+impl Scenario {
+    /// The same run with flow control out of the way: every initial and
+    /// maximum window at 2^62 − 1 and a [`Fixed`] tuner at that size, so
+    /// only congestion control and the path limit the sender (the
+    /// upper bound a tuner is measured against).
+    #[must_use]
+    pub fn unlimited_windows(mut self) -> Self {
+        self.fc.initial_stream_window = MAX_VARINT;
+        self.fc.initial_connection_window = MAX_VARINT;
+        self.fc.max_stream_window = MAX_VARINT;
+        self.fc.max_connection_window = MAX_VARINT;
+        self.tuner = Arc::new(Fixed {
+            stream: MAX_VARINT,
+            connection: MAX_VARINT,
+        });
+        self
+    }
+}
+
 /// What a run produced.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -113,4 +132,29 @@ pub struct RunResult {
     pub series: Vec<Sample>,
     /// Recorded events (empty when tracing is off).
     pub trace: Vec<TraceRecord>,
+}
+
+#[cfg(test)]
+mod tests {
+    use neqo_fc::{SubjectKind, Tuner as _};
+
+    use super::*;
+
+    #[test]
+    fn unlimited_windows_lifts_every_limit_and_keeps_the_rest() {
+        let s = Scenario::new(PathConfig::gigabit(), Workload::bulk(1 << 20));
+        let u = s.clone().unlimited_windows();
+        for w in [
+            u.fc.initial_stream_window,
+            u.fc.initial_connection_window,
+            u.fc.max_stream_window,
+            u.fc.max_connection_window,
+            u.tuner.max_window(SubjectKind::Stream),
+            u.tuner.max_window(SubjectKind::Connection),
+        ] {
+            assert_eq!(w, MAX_VARINT);
+        }
+        assert_eq!(u.fc.update_fraction, s.fc.update_fraction);
+        assert_eq!((u.seed, u.cc, u.workload), (s.seed, s.cc, s.workload));
+    }
 }

@@ -113,3 +113,16 @@ pub struct Workload {
     pub stall: Option<Stall>,
 }
 
+impl Workload {
+    /// `bytes` on one stream, written at time zero and read as soon as it
+    /// arrives (set `streams` for the same on several).
+    #[must_use]
+    pub fn bulk(bytes: u64) -> Self {
+        Self {
+            kind: WorkloadKind::Bulk { bytes },
+            streams: 1,
+            reader: ReaderSpeed::Unlimited,
+            stall: None,
+        }
+    }
+}
