@@ -7,15 +7,20 @@
 //! frequency, control frames riding first in the next packet.
 
 pub mod ack_state;
+pub mod application;
 pub mod connection;
 pub mod hostile;
 pub mod packet;
 pub mod reader;
 pub mod recovery;
 pub mod recv_stream;
+pub mod recv_streams;
 pub mod send_stream;
+pub mod send_streams;
 pub mod sent;
 pub mod sim;
+pub mod stats;
+pub mod tracer;
 
 /// Short-header bytes we charge per packet: 1 (flags) + 8 (DCID) + 4
 /// (packet number), plus the 16-byte AEAD tag.

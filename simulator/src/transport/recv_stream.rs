@@ -1,7 +1,7 @@
 //! Receive side of one stream: reassembly and verification (flow control
 //! lives in the connection's `neqo_fc::ConnectionReceiver`).
 
-use crate::{quic::ranges::RangeSet, time::Time};
+use crate::quic::ranges::RangeSet;
 
 use super::packet::pattern_byte;
 
@@ -21,8 +21,6 @@ pub struct RecvStream {
     received: RangeSet,
     read: u64,
     buffered: u64,
-    /// When the application read the last byte.
-    pub completed_at: Option<Time>,
 }
 
 impl RecvStream {
@@ -36,7 +34,6 @@ impl RecvStream {
             received: RangeSet::default(),
             read: 0,
             buffered: 0,
-            completed_at: None,
         }
     }
 

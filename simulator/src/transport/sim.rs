@@ -125,7 +125,7 @@ impl Simulation {
             Reader::new(s.workload.reader, s.workload.stall, streams),
         );
         if s.hostile.is_some() {
-            client.forget_dead_readers();
+            client.app_mut().forget_dead_readers();
         }
         let mut send: Vec<u64> = (0..streams)
             .map(|i| s.workload.kind.stream_bytes(i))
@@ -220,17 +220,17 @@ impl Simulation {
 
     fn sample(&mut self, now: Time) {
         while self.next_sample <= now {
-            let c = &self.client;
+            let c = self.client.recv();
             let r = &self.server.recovery;
             self.series.push(Sample {
                 time: self.next_sample.as_duration(),
-                stream_window: c.stream_window_now(),
-                conn_window: c.conn_window_now(),
+                stream_window: c.largest_stream_window(),
+                conn_window: c.conn_window(),
                 cwnd: r.cc.cwnd(),
                 bytes_in_flight: r.cc.bytes_in_flight(),
-                delivered: c.stats.delivered,
-                recv_buffer: c.recv_buffer_now(),
-                total_credit: c.total_credit_now(),
+                delivered: self.client.app().delivered(),
+                recv_buffer: c.buffered(),
+                total_credit: c.committed(),
             });
             self.next_sample += self.sample_every;
             if self.series.len() >= MAX_SAMPLES {
@@ -289,9 +289,9 @@ impl Simulation {
             self.service(now, who);
             self.track_stall(now);
             let done = if self.hostile {
-                self.client.all_streams_completed()
+                self.client.app().all_streams_completed()
             } else {
-                self.client.all_streams_read(now)
+                self.client.app().all_streams_read(now)
             };
             if done || self.client.closed.is_some() || self.server.closed.is_some() {
                 break;
@@ -323,7 +323,7 @@ impl Simulation {
     /// Notes the unstalled streams' progress when a stall starts and ends.
     fn track_stall(&mut self, now: Time) {
         let Some(stall) = self.stall else { return };
-        let delivered = self.client.delivered_unstalled();
+        let delivered = self.client.app().delivered_unstalled();
         if self.stall_marks.0.is_none() && now.as_duration() >= stall.start {
             self.stall_marks.0 = Some((now, delivered));
         }
@@ -340,7 +340,7 @@ impl Simulation {
         let (t1, b1) = self
             .stall_marks
             .1
-            .unwrap_or((end, self.client.delivered_unstalled()));
+            .unwrap_or((end, self.client.app().delivered_unstalled()));
         let secs = (t1 - t0).as_secs_f64();
         (secs > 0.0).then(|| (b1 - b0) as f64 * 8.0 / secs)
     }
@@ -359,17 +359,17 @@ impl Simulation {
         let fwd = self.forward.stats();
         let rev = self.reverse.stats();
         let duration = c
-            .stats
-            .stream_completion
+            .app()
+            .completion()
             .iter()
             .flatten()
             .max()
             .map_or(now, |&t| t)
             .as_duration();
         let completed = if self.hostile {
-            c.all_streams_completed()
+            c.app().all_streams_completed()
         } else {
-            c.all_streams_read(now)
+            c.app().all_streams_read(now)
         };
         let stall_goodput_bps = self.stall_goodput(now);
         let duration = if completed {
@@ -377,7 +377,7 @@ impl Simulation {
         } else {
             now.as_duration()
         };
-        let bytes = c.stats.delivered;
+        let bytes = c.app().delivered();
         let secs = duration.as_secs_f64();
         let goodput_bps = if secs > 0.0 {
             bytes as f64 * 8.0 / secs
@@ -385,8 +385,8 @@ impl Simulation {
             0.0
         };
         let stream_completion: Vec<Duration> = c
-            .stats
-            .stream_completion
+            .app()
+            .completion()
             .iter()
             .map(|t| t.map_or(duration, Time::as_duration))
             .collect();
@@ -435,8 +435,8 @@ impl Simulation {
             final_srtt: s.recovery.rtt.smoothed(),
             min_rtt: s.recovery.rtt.min_rtt(),
         };
-        let mut trace = std::mem::take(&mut self.server.trace);
-        trace.append(&mut self.client.trace);
+        let mut trace = self.server.take_trace();
+        trace.append(&mut self.client.take_trace());
         trace.sort_by_key(|r| r.time);
         RunResult {
             metrics,

@@ -1,0 +1,294 @@
+//! The receive side of one endpoint: every incoming stream's reassembly
+//! buffer ([`RecvStream`]) and `neqo-fc`'s [`ConnectionReceiver`], which
+//! owns the receive windows. Every call into the receive half of `neqo-fc`
+//! is in this file.
+//!
+//! It accepts STREAM data, lets the application take contiguous bytes
+//! (retiring them from flow control) and produces MAX_DATA /
+//! MAX_STREAM_DATA; it never decides when the application reads.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
+
+use neqo_fc::{
+    Config, ConnectionReceiver, ReceiverFlowControl, Rtt, StreamId, Subject, Tuner, WindowChange,
+};
+
+use super::{recv_stream::RecvStream, sent::SentFrame, stream_index};
+use crate::{quic::frame::Frame, time::Time};
+
+/// A transport error: (RFC 9000 §20.1 code, reason).
+pub type TransportError = (u64, String);
+
+/// What a STREAM frame did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// The frame opened its stream, whose receive window is this.
+    pub opened_window: Option<u64>,
+    /// Payload bytes that differ from what the sender wrote (verify mode).
+    pub verify_failures: u64,
+}
+
+/// The receive side of one endpoint.
+///
+/// Invariants: `buffered` = Σ `RecvStream::buffered` over open streams;
+/// `readable` holds the open streams with unread contiguous data or an
+/// unread end (and, transiently, streams the application skipped);
+/// `finished[i]` once stream `i` was read to its end and closed — it is
+/// then in neither `streams` nor the flow controller.
+pub struct RecvStreams {
+    streams: BTreeMap<u64, RecvStream>,
+    fc: ConnectionReceiver<Arc<dyn Tuner + Send + Sync>>,
+    readable: BTreeSet<u64>,
+    buffered: u64,
+    /// Streams the peer may open: our `initial_max_streams_uni`.
+    limit: u64,
+    finished: Vec<bool>,
+    has_budget: bool,
+}
+
+impl RecvStreams {
+    /// The receive side for `expected` streams with flow-control settings
+    /// `config` and `tuner`.
+    #[must_use]
+    pub fn new(config: Config, tuner: Arc<dyn Tuner + Send + Sync>, expected: u64) -> Self {
+        Self {
+            streams: BTreeMap::new(),
+            fc: ConnectionReceiver::new(config, tuner),
+            readable: BTreeSet::new(),
+            buffered: 0,
+            // The simulator never sends MAX_STREAMS: the budget's stream
+            // count, or the workload's.
+            limit: config.budget.map_or(expected, |b| b.max_streams),
+            finished: vec![false; usize::try_from(expected).unwrap_or(0)],
+            has_budget: config.budget.is_some(),
+        }
+    }
+
+    /// A STREAM frame for `[offset, offset + len)` of stream `id`.
+    ///
+    /// # Errors
+    /// STREAM_LIMIT_ERROR beyond the stream limit, STREAM_STATE_ERROR for a
+    /// stream never expected, FRAME_ENCODING_ERROR for an offset overflow,
+    /// or what flow control rejects (FLOW_CONTROL_ERROR, FINAL_SIZE_ERROR).
+    pub fn on_stream_frame(
+        &mut self,
+        now: Time,
+        id: u64,
+        offset: u64,
+        len: u64,
+        fin: bool,
+        data: Option<&[u8]>,
+    ) -> Result<Option<Arrival>, TransportError> {
+        // RFC 9000 §4.6: a stream at or beyond the limit.
+        let limit = self.limit;
+        if stream_index(id).is_some_and(|i| i >= limit) {
+            return Err((0x04, format!("stream {id} beyond the stream limit {limit}")));
+        }
+        let expected = self.finished.len() as u64;
+        let Some(index) = stream_index(id).filter(|&i| i < expected) else {
+            // STREAM_STATE_ERROR (RFC 9000 §19.8) for streams we never expect.
+            return Err((0x05, format!("unexpected stream {id}")));
+        };
+        let end = offset
+            .checked_add(len)
+            .ok_or((0x07, "offset overflow".to_string()))?;
+        if self.finished(index) {
+            return Ok(None); // late duplicate for a stream read to its end
+        }
+        let sid = StreamId(id);
+        let opened = self.fc.stream(sid).is_some();
+        self.fc
+            .on_data(sid, end, fin, now.as_duration())
+            .map_err(fc_err)?;
+        let opened_window = if opened {
+            None
+        } else {
+            self.streams.insert(id, RecvStream::new(index));
+            Some(self.fc.stream(sid).map_or(0, ReceiverFlowControl::window))
+        };
+        let s = self.streams.get_mut(&id).expect("opened above");
+        if fin {
+            s.final_size = Some(end);
+        }
+        let (buffered, verify_failures) = s.store(offset, len, data);
+        self.buffered += buffered;
+        if s.contiguous_end() > s.read_offset() || s.final_size == Some(s.read_offset()) {
+            self.readable.insert(id);
+        }
+        Ok(Some(Arrival {
+            opened_window,
+            verify_failures,
+        }))
+    }
+
+    /// A RESET_STREAM with `final_size` for stream `id`.
+    ///
+    /// # Errors
+    /// What flow control rejects (FLOW_CONTROL_ERROR, FINAL_SIZE_ERROR).
+    pub fn on_reset(&mut self, now: Time, id: u64, final_size: u64) -> Result<(), TransportError> {
+        if self.streams.contains_key(&id) {
+            self.fc
+                .on_data(StreamId(id), final_size, true, now.as_duration())
+                .map_err(fc_err)?;
+        }
+        Ok(())
+    }
+
+    /// A DATA_BLOCKED (`stream` = `None`) or STREAM_DATA_BLOCKED.
+    pub fn on_blocked(&mut self, stream: Option<u64>, limit: u64) {
+        self.fc.blocked_received(stream.map(StreamId), limit);
+    }
+
+    /// True if stream index `index` was read to its end.
+    #[must_use]
+    pub fn finished(&self, index: u64) -> bool {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.finished.get(i))
+            .is_some_and(|&f| f)
+    }
+
+    // ---------------------------------------------------------------
+    // What the application sees.
+
+    /// True when no stream has anything to read.
+    #[must_use]
+    pub fn nothing_readable(&self) -> bool {
+        self.readable.is_empty()
+    }
+
+    /// The streams that may have something to read, in stream-ID order.
+    pub fn readable(&self) -> impl Iterator<Item = u64> + '_ {
+        self.readable.iter().copied()
+    }
+
+    /// An open stream.
+    #[must_use]
+    pub fn get(&self, id: u64) -> Option<&RecvStream> {
+        self.streams.get(&id)
+    }
+
+    /// The application read `n` more bytes of stream `id` (at most its
+    /// contiguous data): they leave the buffer and flow control retires
+    /// them.
+    pub fn read(&mut self, id: u64, n: u64) {
+        let Some(s) = self.streams.get_mut(&id) else {
+            return;
+        };
+        let to = s.read_offset() + n;
+        s.advance_read(to);
+        // Cannot fail: `to` lies within contiguous received data.
+        let _ = self.fc.retire(StreamId(id), to);
+        self.buffered -= n;
+    }
+
+    /// Stream `id` has nothing the application takes now.
+    pub fn not_readable(&mut self, id: u64) {
+        self.readable.remove(&id);
+    }
+
+    /// The application read stream `id` to its end: it closes.
+    pub fn close(&mut self, id: u64) {
+        self.readable.remove(&id);
+        if let Some(s) = self.streams.remove(&id)
+            && let Some(f) = usize::try_from(s.index)
+                .ok()
+                .and_then(|i| self.finished.get_mut(i))
+        {
+            *f = true;
+        }
+        self.fc.close_stream(StreamId(id));
+    }
+
+    // ---------------------------------------------------------------
+    // Flow control.
+
+    /// True when a MAX_DATA or MAX_STREAM_DATA is due.
+    #[must_use]
+    pub fn update_pending(&self) -> bool {
+        self.fc.update_pending()
+    }
+
+    /// The next MAX_DATA / MAX_STREAM_DATA to send, with what to remember
+    /// of it for loss recovery.
+    pub fn next_update(&mut self, now: Time, rtt: Rtt) -> Option<(Frame, SentFrame)> {
+        let u = self.fc.next_update(now.as_duration(), rtt)?;
+        Some(match u.subject {
+            Subject::Connection => (
+                Frame::MaxData { maximum: u.limit },
+                SentFrame::MaxData(u.limit),
+            ),
+            Subject::Stream(StreamId(id)) => (
+                Frame::MaxStreamData {
+                    stream_id: id,
+                    maximum: u.limit,
+                },
+                SentFrame::MaxStreamData { id, limit: u.limit },
+            ),
+        })
+    }
+
+    /// A MAX_DATA / MAX_STREAM_DATA we sent with `limit` was acknowledged.
+    pub fn update_acked(&mut self, stream: Option<u64>, limit: u64) {
+        self.fc.update_acked(subject(stream), limit);
+    }
+
+    /// A MAX_DATA / MAX_STREAM_DATA we sent with `limit` was lost.
+    pub fn update_lost(&mut self, stream: Option<u64>, limit: u64) {
+        self.fc.update_lost(subject(stream), limit);
+    }
+
+    /// The window changes flow control made since the last call.
+    pub fn drain_changes(&mut self) -> impl Iterator<Item = WindowChange> + '_ {
+        self.fc.drain_changes()
+    }
+
+    // ---------------------------------------------------------------
+    // Measurements.
+
+    /// Bytes received and not yet read, all streams.
+    #[must_use]
+    pub fn buffered(&self) -> u64 {
+        self.buffered
+    }
+
+    /// Credit outstanding over open streams.
+    #[must_use]
+    pub fn committed(&self) -> u64 {
+        self.fc.committed()
+    }
+
+    /// The memory budget in force, when the connection has one.
+    #[must_use]
+    pub fn budget(&self) -> Option<u64> {
+        self.has_budget.then(|| self.fc.budget())
+    }
+
+    /// Largest receive window over open streams (0 when none is open).
+    #[must_use]
+    pub fn largest_stream_window(&self) -> u64 {
+        self.streams
+            .keys()
+            .filter_map(|&id| self.fc.stream(StreamId(id)))
+            .map(ReceiverFlowControl::window)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Connection receive window.
+    #[must_use]
+    pub fn conn_window(&self) -> u64 {
+        self.fc.connection().window()
+    }
+}
+
+fn subject(stream: Option<u64>) -> Subject {
+    stream.map_or(Subject::Connection, |id| Subject::Stream(StreamId(id)))
+}
+
+fn fc_err(e: neqo_fc::Error) -> TransportError {
+    (e.code(), e.to_string())
+}

@@ -1,0 +1,306 @@
+//! The send side of one endpoint: its outgoing streams ([`SendStream`]),
+//! the round-robin order in which they fill packets, the connection's
+//! send credit (`neqo-fc`'s [`SenderFlowControl`]) and the *_BLOCKED frames
+//! it owes. Every call into the send half of `neqo-fc` is here or in
+//! `send_stream.rs`.
+//!
+//! It decides which stream bytes and *_BLOCKED frames go into the room a
+//! packet has; it never decides when a packet leaves (congestion control
+//! and pacing do, in the endpoint).
+
+use std::{
+    collections::{BTreeSet, VecDeque},
+    time::Duration,
+};
+
+use neqo_fc::{Connection as ConnSubject, SenderFlowControl};
+
+use super::{
+    packet::pattern,
+    send_stream::SendStream,
+    sent::{SentFrame, SentFrames},
+    stream_id, stream_index,
+};
+use crate::{quic::frame::Frame, time::Time};
+
+/// Room a control frame needs: 1 type byte + two 8-byte varints, plus
+/// slack. Below it no more control frames go into a packet.
+pub const CONTROL_ROOM: usize = 24;
+
+/// The send side of one endpoint.
+///
+/// Invariants: `active` holds each stream index at most once, exactly those
+/// with `in_active` set; `new_left` = Σ `SendStream::new_left`;
+/// `blocked_streams` holds streams that owe a STREAM_DATA_BLOCKED;
+/// `blocked_since` is set while the sender has new data and congestion
+/// window but no flow-control credit.
+#[derive(Debug)]
+pub struct SendStreams {
+    streams: Vec<SendStream>,
+    /// Round-robin line of streams that may have something to send.
+    active: VecDeque<usize>,
+    in_active: Vec<bool>,
+    conn: SenderFlowControl<ConnSubject>,
+    blocked_streams: BTreeSet<usize>,
+    new_left: u64,
+    blocked_since: Option<Time>,
+}
+
+impl SendStreams {
+    /// Streams carrying `bytes[i]` bytes each, under the peer's initial
+    /// limits.
+    #[must_use]
+    pub fn new(bytes: &[u64], initial_stream_window: u64, initial_connection_window: u64) -> Self {
+        let streams: Vec<SendStream> = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| SendStream::new(stream_id(i as u64), n, initial_stream_window))
+            .collect();
+        Self {
+            active: (0..streams.len()).collect(),
+            in_active: vec![true; streams.len()],
+            streams,
+            conn: SenderFlowControl::new(ConnSubject, initial_connection_window),
+            blocked_streams: BTreeSet::new(),
+            new_left: bytes.iter().sum(),
+            blocked_since: None,
+        }
+    }
+
+    /// The streams, in index order.
+    #[must_use]
+    pub fn streams(&self) -> &[SendStream] {
+        &self.streams
+    }
+
+    /// The peer's current MAX_DATA.
+    #[must_use]
+    pub fn conn_limit(&self) -> u64 {
+        self.conn.limit()
+    }
+
+    fn index(&self, id: u64) -> Option<usize> {
+        let i = usize::try_from(stream_index(id)?).ok()?;
+        (i < self.streams.len()).then_some(i)
+    }
+
+    fn activate(&mut self, i: usize) {
+        if !self.in_active[i] {
+            self.in_active[i] = true;
+            self.active.push_back(i);
+        }
+    }
+
+    /// True if some stream could put bytes in a packet now.
+    #[must_use]
+    pub fn has_sendable_data(&self) -> bool {
+        let conn_avail = self.conn.available();
+        self.active
+            .iter()
+            .any(|&i| self.streams[i].sendable(conn_avail))
+    }
+
+    /// True when a DATA_BLOCKED or STREAM_DATA_BLOCKED is owed.
+    #[must_use]
+    pub fn blocked_due(&self) -> bool {
+        self.conn.blocked_needed().is_some() || !self.blocked_streams.is_empty()
+    }
+
+    // ---------------------------------------------------------------
+    // Frames from the peer.
+
+    /// A MAX_DATA.
+    pub fn on_max_data(&mut self, maximum: u64) {
+        self.conn.update(maximum);
+    }
+
+    /// A MAX_STREAM_DATA: a stream it unblocks gets back in line.
+    pub fn on_max_stream_data(&mut self, id: u64, maximum: u64) {
+        if let Some(i) = self.index(id)
+            && self.streams[i].fc.update(maximum)
+        {
+            self.blocked_streams.remove(&i);
+            self.activate(i);
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Filling a packet.
+
+    /// Adds the *_BLOCKED frames owed while `space` allows. Returns how
+    /// many it added.
+    pub fn write_blocked(
+        &mut self,
+        space: &mut usize,
+        frames: &mut Vec<Frame>,
+        sent: &mut SentFrames,
+    ) -> u64 {
+        let mut added = 0;
+        // DATA_BLOCKED is not charged to `space` (unlike every other
+        // frame here).
+        if *space >= CONTROL_ROOM
+            && let Some(limit) = self.conn.blocked_needed()
+        {
+            self.conn.blocked_sent();
+            frames.push(Frame::DataBlocked { limit });
+            sent.push(SentFrame::DataBlocked(limit));
+            added += 1;
+        }
+        while *space >= CONTROL_ROOM {
+            let Some(i) = self.blocked_streams.pop_first() else {
+                break;
+            };
+            let s = &mut self.streams[i];
+            if let Some(limit) = s.fc.blocked_needed() {
+                s.fc.blocked_sent();
+                let f = Frame::StreamDataBlocked {
+                    stream_id: s.id,
+                    limit,
+                };
+                *space = space.saturating_sub(f.encoded_len());
+                frames.push(f);
+                sent.push(SentFrame::StreamDataBlocked { id: s.id, limit });
+                added += 1;
+            }
+        }
+        added
+    }
+
+    /// Fills `space` with STREAM frames, round robin: retransmissions of a
+    /// stream first, then its new data within stream and connection
+    /// credit. With `verify` the frames carry their payload. Returns the
+    /// bytes sent again.
+    pub fn write_data(
+        &mut self,
+        verify: bool,
+        space: &mut usize,
+        frames: &mut Vec<Frame>,
+        sent: &mut SentFrames,
+    ) -> u64 {
+        // Smallest useful STREAM frame; the header is at most
+        // 1 (type) + 8 (id) + 8 (offset) + 2 (length) bytes.
+        const HEADER: usize = 1 + 8 + 8 + 2;
+        const MIN_FRAME: usize = HEADER + 13;
+        let mut retransmitted = 0;
+        let mut tried = 0;
+        while *space > MIN_FRAME && tried < self.active.len() {
+            let Some(i) = self.active.pop_front() else {
+                break;
+            };
+            let conn_avail = self.conn.available();
+            let s = &mut self.streams[i];
+            let Some(chunk) = s.next_chunk((*space - HEADER) as u64, conn_avail) else {
+                if s.stream_blocked() {
+                    if s.fc.blocked() {
+                        self.blocked_streams.insert(i);
+                    }
+                    self.in_active[i] = false;
+                } else if s.new_left() > 0 {
+                    // Connection-blocked: stays in line for MAX_DATA.
+                    self.active.push_back(i);
+                    tried += 1;
+                } else {
+                    self.in_active[i] = false;
+                }
+                continue;
+            };
+            tried = 0;
+            if chunk.retransmission {
+                retransmitted += chunk.len;
+            } else {
+                self.conn.consume(chunk.len);
+                self.new_left -= chunk.len;
+            }
+            let data = verify.then(|| pattern(s.id, chunk.offset, chunk.len));
+            let f = Frame::Stream {
+                stream_id: s.id,
+                offset: chunk.offset,
+                length: chunk.len,
+                fin: chunk.fin,
+                data,
+            };
+            *space = space.saturating_sub(f.encoded_len());
+            frames.push(f);
+            sent.push(SentFrame::Stream {
+                id: s.id,
+                offset: chunk.offset,
+                len: chunk.len,
+                fin: chunk.fin,
+            });
+            // Round robin: a stream with more to send goes to the back.
+            if s.has_retransmit() || (s.new_left() > 0 && s.fc.available() > 0) {
+                self.active.push_back(i);
+            } else {
+                if s.stream_blocked() && s.fc.blocked() {
+                    self.blocked_streams.insert(i);
+                }
+                self.in_active[i] = false;
+            }
+        }
+        if self.conn.available() == 0 && self.new_left > 0 {
+            self.conn.blocked();
+        }
+        retransmitted
+    }
+
+    // ---------------------------------------------------------------
+    // Loss recovery.
+
+    /// Stream bytes `[offset, offset + len)` of stream `id` were
+    /// acknowledged.
+    pub fn on_acked(&mut self, id: u64, offset: u64, len: u64) {
+        if let Some(i) = self.index(id) {
+            self.streams[i].on_acked(offset, len);
+        }
+    }
+
+    /// Stream bytes `[offset, offset + len)` of stream `id` were lost (or
+    /// are probed again): they go back in line.
+    pub fn on_lost(&mut self, id: u64, offset: u64, len: u64) {
+        if let Some(i) = self.index(id) {
+            self.streams[i].on_lost(offset, len);
+            self.activate(i);
+        }
+    }
+
+    /// A DATA_BLOCKED (`stream` = `None`) or STREAM_DATA_BLOCKED with
+    /// `limit` was lost.
+    pub fn on_blocked_lost(&mut self, stream: Option<u64>, limit: u64) {
+        match stream {
+            None => self.conn.blocked_lost(limit),
+            Some(id) => {
+                if let Some(i) = self.index(id) {
+                    self.streams[i].fc.blocked_lost(limit);
+                    self.blocked_streams.insert(i);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Time blocked by flow control.
+
+    /// Notes whether flow control is what holds the sender back at `now`
+    /// (`cwnd_open`: congestion control would let a packet go). Returns
+    /// the length of a blocked spell that ends now.
+    pub fn track_blocked(&mut self, now: Time, cwnd_open: bool) -> Option<Duration> {
+        let blocked = self.new_left > 0 && cwnd_open && !self.has_sendable_data();
+        match (blocked, self.blocked_since) {
+            (true, None) => {
+                self.blocked_since = Some(now);
+                None
+            }
+            (false, Some(since)) => {
+                self.blocked_since = None;
+                Some(now - since)
+            }
+            _ => None,
+        }
+    }
+
+    /// Ends the blocked-time accounting at the end of a run: the length of
+    /// the spell still open.
+    pub fn finish(&mut self, now: Time) -> Option<Duration> {
+        self.blocked_since.take().map(|since| now - since)
+    }
+}
