@@ -1,8 +1,105 @@
 //! What NewReno and CUBIC share (RFC 9002 §7, Appendix B): bytes-in-flight
-//! accounting, slow start, the recovery period and the minimum window.
+//! accounting, slow start, the recovery period and the minimum window
+//! ([`CcBase`]), and the [`CongestionControl`] implementation on top of it
+//! that leaves each algorithm only what differs ([`Algorithm`]).
 
-use super::{CcState, initial_window, minimum_window};
-use crate::time::Time;
+use super::{CcState, CongestionControl, initial_window, minimum_window};
+use crate::{quic::rtt::RttEstimator, time::Time};
+
+/// What an algorithm adds to [`CcBase`]: congestion-avoidance growth, the
+/// reduction at a congestion event, and its own state around undo and
+/// persistent congestion. [`CcBase`] has already done the shared part
+/// when these are called.
+pub(super) trait Algorithm: std::fmt::Debug {
+    /// Name for logs ("newreno", "cubic").
+    const NAME: &'static str;
+    /// The shared window state.
+    fn base(&self) -> &CcBase;
+    /// The shared window state, to change.
+    fn base_mut(&mut self) -> &mut CcBase;
+    /// An acknowledgement of `bytes`, which [`CcBase::on_ack`] classified
+    /// as `growth`, at `now`.
+    fn on_ack(&mut self, growth: AckGrowth, now: Time, bytes: u64, rtt: &RttEstimator);
+    /// A congestion event started at `now`: keep what an undo restores,
+    /// then reduce the window ([`CcBase::reduce_to`]).
+    fn on_congestion_event(&mut self, now: Time);
+    /// [`CcBase::undo`] undid the latest congestion event: restore the
+    /// algorithm's state from before it.
+    fn on_undo(&mut self);
+    /// Persistent congestion collapsed the window.
+    fn on_collapse(&mut self);
+}
+
+impl<A: Algorithm> CongestionControl for A {
+    fn cwnd(&self) -> u64 {
+        self.base().cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.base().ssthresh
+    }
+
+    fn bytes_in_flight(&self) -> u64 {
+        self.base().bytes_in_flight
+    }
+
+    fn on_packet_sent(&mut self, _now: Time, bytes: u64) {
+        self.base_mut().on_sent(bytes);
+    }
+
+    fn on_packet_acked(
+        &mut self,
+        now: Time,
+        sent_time: Time,
+        bytes: u64,
+        rtt: &RttEstimator,
+        app_limited: bool,
+    ) {
+        let growth = self.base_mut().on_ack(sent_time, bytes, app_limited);
+        self.on_ack(growth, now, bytes, rtt);
+    }
+
+    fn on_packets_lost(
+        &mut self,
+        now: Time,
+        largest_lost_sent_time: Time,
+        lost_bytes: u64,
+    ) -> bool {
+        if !self
+            .base_mut()
+            .on_loss(now, largest_lost_sent_time, lost_bytes)
+        {
+            return false;
+        }
+        self.on_congestion_event(now);
+        true
+    }
+
+    fn undo_congestion_event(&mut self) -> bool {
+        if !self.base_mut().undo() {
+            return false;
+        }
+        self.on_undo();
+        true
+    }
+
+    fn on_persistent_congestion(&mut self) {
+        self.base_mut().on_persistent_congestion();
+        self.on_collapse();
+    }
+
+    fn on_packet_discarded(&mut self, bytes: u64) {
+        self.base_mut().remove_from_flight(bytes);
+    }
+
+    fn state(&self) -> CcState {
+        self.base().state()
+    }
+
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+}
 
 /// What an acknowledgement means for the window, decided by [`CcBase::on_ack`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,7 @@
 //! Window arithmetic is done in f64 segments of max_datagram_size (IEEE
 //! arithmetic is deterministic); the byte window is what the transport sees.
 
-use super::base::{AckGrowth, CcBase};
-use super::{CcState, CongestionControl};
+use super::base::{AckGrowth, Algorithm, CcBase};
 use crate::quic::rtt::RttEstimator;
 use crate::time::Time;
 
@@ -40,7 +39,8 @@ struct CubicUndo {
 /// first one, and from a congestion event until the first acknowledgement
 /// in congestion avoidance); `app_limited_since` is set only within an
 /// epoch; `0 <= growth_carry < 1` byte; `undo` is the state from before the
-/// latest congestion event (`None` before the first or after an undo).
+/// latest congestion event (`None` before the first, after an undo or after
+/// persistent congestion — exactly when `base` has no event to undo).
 #[derive(Clone, Debug)]
 pub struct Cubic {
     base: CcBase,
@@ -153,32 +153,19 @@ impl Cubic {
     }
 }
 
-impl CongestionControl for Cubic {
-    fn cwnd(&self) -> u64 {
-        self.base.cwnd
+impl Algorithm for Cubic {
+    const NAME: &'static str = "cubic";
+
+    fn base(&self) -> &CcBase {
+        &self.base
     }
 
-    fn ssthresh(&self) -> u64 {
-        self.base.ssthresh
+    fn base_mut(&mut self) -> &mut CcBase {
+        &mut self.base
     }
 
-    fn bytes_in_flight(&self) -> u64 {
-        self.base.bytes_in_flight
-    }
-
-    fn on_packet_sent(&mut self, _now: Time, bytes: u64) {
-        self.base.on_sent(bytes);
-    }
-
-    fn on_packet_acked(
-        &mut self,
-        now: Time,
-        sent_time: Time,
-        bytes: u64,
-        rtt: &RttEstimator,
-        app_limited: bool,
-    ) {
-        match self.base.on_ack(sent_time, bytes, app_limited) {
+    fn on_ack(&mut self, growth: AckGrowth, now: Time, bytes: u64, rtt: &RttEstimator) {
+        match growth {
             AckGrowth::CongestionAvoidance => self.congestion_avoidance(now, bytes, rtt),
             AckGrowth::AppLimited => {
                 if self.epoch_start.is_some() && self.app_limited_since.is_none() {
@@ -189,15 +176,7 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn on_packets_lost(
-        &mut self,
-        now: Time,
-        largest_lost_sent_time: Time,
-        lost_bytes: u64,
-    ) -> bool {
-        if !self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
-            return false;
-        }
+    fn on_congestion_event(&mut self, _now: Time) {
         self.undo = Some(CubicUndo {
             w_max: self.w_max,
             cwnd_prior: self.cwnd_prior,
@@ -221,18 +200,14 @@ impl CongestionControl for Cubic {
         self.alpha = ALPHA_CUBIC;
         self.epoch_start = None;
         self.app_limited_since = None;
-        true
     }
 
-    fn undo_congestion_event(&mut self) -> bool {
+    fn on_undo(&mut self) {
         // RFC 9438 does not cover undo; restoring W_max, K and the epoch
         // resumes the cubic curve where the spurious event cut it off.
         let Some(u) = self.undo.take() else {
-            return false;
+            return;
         };
-        if !self.base.undo() {
-            return false;
-        }
         self.w_max = u.w_max;
         self.cwnd_prior = u.cwnd_prior;
         self.k = u.k;
@@ -241,33 +216,19 @@ impl CongestionControl for Cubic {
         self.alpha = u.alpha;
         self.app_limited_since = u.app_limited_since;
         self.growth_carry = u.growth_carry;
-        true
     }
 
-    fn on_persistent_congestion(&mut self) {
-        self.base.on_persistent_congestion();
+    fn on_collapse(&mut self) {
         self.epoch_start = None;
         self.app_limited_since = None;
         self.undo = None;
-    }
-
-    fn on_packet_discarded(&mut self, bytes: u64) {
-        self.base.remove_from_flight(bytes);
-    }
-
-    fn state(&self) -> CcState {
-        self.base.state()
-    }
-
-    fn name(&self) -> &'static str {
-        "cubic"
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::CcAlgorithm;
     use super::super::test_util::*;
+    use super::super::{CcAlgorithm, CcState, CongestionControl};
     use super::*;
     use std::time::Duration;
 

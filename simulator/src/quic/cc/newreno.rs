@@ -1,7 +1,6 @@
 //! NewReno congestion control (RFC 9002 §7, Appendix B).
 
-use super::base::{AckGrowth, CcBase};
-use super::{CcState, CongestionControl};
+use super::base::{AckGrowth, Algorithm, CcBase};
 use crate::quic::rtt::RttEstimator;
 use crate::time::Time;
 
@@ -32,32 +31,19 @@ impl NewReno {
     }
 }
 
-impl CongestionControl for NewReno {
-    fn cwnd(&self) -> u64 {
-        self.base.cwnd
+impl Algorithm for NewReno {
+    const NAME: &'static str = "newreno";
+
+    fn base(&self) -> &CcBase {
+        &self.base
     }
 
-    fn ssthresh(&self) -> u64 {
-        self.base.ssthresh
+    fn base_mut(&mut self) -> &mut CcBase {
+        &mut self.base
     }
 
-    fn bytes_in_flight(&self) -> u64 {
-        self.base.bytes_in_flight
-    }
-
-    fn on_packet_sent(&mut self, _now: Time, bytes: u64) {
-        self.base.on_sent(bytes);
-    }
-
-    fn on_packet_acked(
-        &mut self,
-        _now: Time,
-        sent_time: Time,
-        bytes: u64,
-        _rtt: &RttEstimator,
-        app_limited: bool,
-    ) {
-        if self.base.on_ack(sent_time, bytes, app_limited) == AckGrowth::CongestionAvoidance {
+    fn on_ack(&mut self, growth: AckGrowth, _now: Time, bytes: u64, _rtt: &RttEstimator) {
+        if growth == AckGrowth::CongestionAvoidance {
             // Appendix B.5: cwnd += mds * acked / cwnd, by byte counting.
             self.ca_acked += bytes;
             while self.ca_acked >= self.base.cwnd {
@@ -67,53 +53,27 @@ impl CongestionControl for NewReno {
         }
     }
 
-    fn on_packets_lost(
-        &mut self,
-        now: Time,
-        largest_lost_sent_time: Time,
-        lost_bytes: u64,
-    ) -> bool {
-        if !self.base.on_loss(now, largest_lost_sent_time, lost_bytes) {
-            return false;
-        }
+    fn on_congestion_event(&mut self, _now: Time) {
         self.undo_ca_acked = self.ca_acked;
         self.base.reduce_to(self.base.cwnd / 2);
         self.ca_acked = 0;
-        true
     }
 
-    fn undo_congestion_event(&mut self) -> bool {
-        if !self.base.undo() {
-            return false;
-        }
+    fn on_undo(&mut self) {
         // Keep `ca_acked < cwnd`: the restored window is at least as large
         // as the one `undo_ca_acked` was counted against.
         self.ca_acked = self.undo_ca_acked.min(self.base.cwnd.saturating_sub(1));
-        true
     }
 
-    fn on_persistent_congestion(&mut self) {
-        self.base.on_persistent_congestion();
+    fn on_collapse(&mut self) {
         self.ca_acked = 0;
-    }
-
-    fn on_packet_discarded(&mut self, bytes: u64) {
-        self.base.remove_from_flight(bytes);
-    }
-
-    fn state(&self) -> CcState {
-        self.base.state()
-    }
-
-    fn name(&self) -> &'static str {
-        "newreno"
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::CcAlgorithm;
     use super::super::test_util::*;
+    use super::super::{CcAlgorithm, CcState, CongestionControl};
     use super::*;
     use std::time::Duration;
 
