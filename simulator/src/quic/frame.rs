@@ -374,7 +374,6 @@ fn take_checked<'a>(dec: &mut Decoder<'a>, len: u64) -> Result<&'a [u8], DecodeE
 mod tests {
     use super::*;
     use crate::quic::ranges::RangeSet;
-    use proptest::prelude::*;
 
     fn enc(f: &Frame) -> Vec<u8> {
         let mut out = Vec::new();
@@ -584,126 +583,6 @@ mod tests {
         );
     }
 
-    fn varint() -> impl Strategy<Value = u64> {
-        prop_oneof![0..64u64, 0..16384u64, 0..(1u64 << 30), 0..=MAX_VARINT]
-    }
-
-    fn ack_ranges() -> impl Strategy<Value = AckRanges> {
-        (
-            varint(),
-            proptest::collection::vec((0..300u64, 0..300u64), 1..20),
-        )
-            .prop_map(|(base, gaps)| {
-                // Build upward from `base`, then keep what fits under 2^62.
-                let mut pairs = Vec::new();
-                let mut lo = base.min(MAX_VARINT - 20 * 600);
-                for (gap, len) in gaps {
-                    pairs.push((lo + len, lo));
-                    lo += len + gap + 2;
-                }
-                pairs.reverse();
-                AckRanges::from_pairs(pairs).unwrap()
-            })
-    }
-
-    fn frame() -> impl Strategy<Value = Frame> {
-        prop_oneof![
-            (1..100usize).prop_map(|len| Frame::Padding { len }),
-            Just(Frame::Ping),
-            (varint(), ack_ranges()).prop_map(|(ack_delay, ranges)| Frame::Ack {
-                largest: ranges.largest(),
-                ack_delay,
-                ranges,
-            }),
-            (varint(), varint(), varint()).prop_map(|(stream_id, error_code, final_size)| {
-                Frame::ResetStream {
-                    stream_id,
-                    error_code,
-                    final_size,
-                }
-            }),
-            (
-                varint(),
-                varint(),
-                any::<bool>(),
-                proptest::collection::vec(any::<u8>(), 0..64)
-            )
-                .prop_map(|(stream_id, offset, fin, data)| Frame::Stream {
-                    stream_id,
-                    offset: offset.min(MAX_VARINT - data.len() as u64),
-                    length: data.len() as u64,
-                    fin,
-                    data: Some(data),
-                }),
-            varint().prop_map(|maximum| Frame::MaxData { maximum }),
-            (varint(), varint())
-                .prop_map(|(stream_id, maximum)| Frame::MaxStreamData { stream_id, maximum }),
-            varint().prop_map(|limit| Frame::DataBlocked { limit }),
-            (varint(), varint())
-                .prop_map(|(stream_id, limit)| Frame::StreamDataBlocked { stream_id, limit }),
-            (
-                varint(),
-                varint(),
-                proptest::collection::vec(any::<u8>(), 0..40)
-            )
-                .prop_map(|(error_code, frame_type, reason)| Frame::ConnectionClose {
-                    error_code,
-                    frame_type,
-                    reason,
-                }),
-        ]
-    }
-
-    /// Merges neighbouring padding frames, as decoding does.
-    fn coalesce(frames: Vec<Frame>) -> Vec<Frame> {
-        let mut out: Vec<Frame> = Vec::new();
-        for f in frames {
-            match (out.last_mut(), &f) {
-                (Some(Frame::Padding { len }), Frame::Padding { len: more }) => *len += more,
-                _ => out.push(f),
-            }
-        }
-        out
-    }
-
-    proptest! {
-        #[test]
-        fn round_trip_one(f in frame()) {
-            let bytes = enc(&f);
-            prop_assert_eq!(decode_frames(&bytes), Ok(vec![f]));
-        }
-
-        #[test]
-        fn round_trip_packet(frames in proptest::collection::vec(frame(), 0..12)) {
-            let mut bytes = Vec::new();
-            let mut total = 0;
-            for f in &frames {
-                f.encode(&mut bytes);
-                total += f.encoded_len();
-            }
-            prop_assert_eq!(bytes.len(), total);
-            prop_assert_eq!(decode_frames(&bytes), Ok(coalesce(frames)));
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(10_000))]
-        #[test]
-        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
-            // Errors are fine; panics and unbounded allocation are not.
-            if let Ok(frames) = decode_frames(&bytes) {
-                let re: usize = frames.iter().map(Frame::encoded_len).sum();
-                prop_assert!(re <= bytes.len() + 16 * frames.len());
-            }
-        }
-
-        #[test]
-        fn mutated_frames_never_panic(f in frame(), pos in any::<prop::sample::Index>(), b in any::<u8>()) {
-            let mut bytes = enc(&f);
-            let i = pos.index(bytes.len());
-            bytes[i] = b;
-            let _ = decode_frames(&bytes);
-            let _ = decode_frames(&bytes[..i]);
-        }
-    }
+    // Round trips of arbitrary frames and packets, and decoding of
+    // arbitrary or mutated bytes: `tests/codec_fuzz.rs` (fixed seeds).
 }
