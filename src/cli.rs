@@ -28,10 +28,11 @@ use neqo_fc_sim::{
 use crate::{
     compare::{self, Matrix},
     error::LabError,
+    execute::execute,
     format,
     profiles::{self, PROFILES, PathSpec, Profile},
     report::RunReport,
-    spec::{RunSpec, execute},
+    spec::RunSpec,
     stall::parse_stall,
     table::{Align, Table},
     tuners::{Overrides, TUNER_EXPECTED, TunerChoice, TunerSpec},

@@ -1,8 +1,8 @@
 //! `fc-lab`: the lab that measures QUIC receive-window strategies on the
-//! `neqo-fc-sim` simulator — one run ([`spec::execute`]), the comparison
-//! matrix ([`compare`]) and its many-streams memory summary
-//! ([`memory`]), built-in network paths ([`profiles`]), peer tuners
-//! ([`tuners`]), stalled readers ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
+//! `neqo-fc-sim` simulator — one run ([`spec::RunSpec`], [`execute()`]),
+//! the comparison matrix and its report ([`compare`]), built-in network
+//! paths ([`profiles`]), peer tuners ([`tuners`]), stalled readers
+//! ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
 //! ([`plot`]), qlog traces ([`qlog`]) and fault sweeps ([`sweep`]).
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
@@ -13,8 +13,8 @@
 pub mod cli;
 pub mod compare;
 pub mod error;
+pub mod execute;
 pub mod format;
-pub mod memory;
 pub mod parallel;
 pub mod plot;
 pub mod profiles;
@@ -29,5 +29,6 @@ pub mod units;
 pub mod workloads;
 
 pub use error::LabError;
+pub use execute::{Outcome, execute};
 pub use report::RunReport;
-pub use spec::{Outcome, RunSpec, execute};
+pub use spec::RunSpec;

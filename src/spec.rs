@@ -1,18 +1,14 @@
 //! One run as a person describes it ([`RunSpec`]: path, workload, tuner,
-//! overrides) and its execution on the simulator ([`execute`]).
+//! overrides) and the simulator scenario it stands for.
+//! [`crate::execute`] runs it.
 
-use std::{panic, time::Duration};
+use std::time::Duration;
 
-use neqo_fc_sim::{
-    quic::cc::CcAlgorithm,
-    scenario::{RunResult, Scenario},
-    trace::TraceLevel,
-};
+use neqo_fc_sim::{quic::cc::CcAlgorithm, scenario::Scenario, trace::TraceLevel};
 
 use crate::{
     error::LabError,
     profiles::PathSpec,
-    report::RunReport,
     tuners::{Overrides, TunerChoice},
     workloads::WorkloadSpec,
 };
@@ -108,44 +104,6 @@ pub fn sanitize(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// A finished run: the report, the simulator's full result (series and
-/// trace) and the scenario it ran.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// The summary numbers (what `--json` prints).
-    pub report: RunReport,
-    /// Metrics, time series and trace.
-    pub result: RunResult,
-    /// The scenario that produced it.
-    pub scenario: Scenario,
-}
-
-/// Runs `spec` on the simulator. A panic inside the simulator is caught
-/// and returned as [`LabError::Simulator`], so one broken run never takes
-/// a whole comparison down.
-///
-/// # Errors
-/// [`LabError::Config`] for invalid settings, [`LabError::Simulator`] for
-/// a caught panic.
-pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
-    let scenario = spec.scenario()?;
-    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| neqo_fc_sim::run(&scenario)))
-        .map_err(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panicked".to_owned());
-            LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
-        })?;
-    let report = RunReport::new(spec, &scenario, &result);
-    Ok(Outcome {
-        report,
-        result,
-        scenario,
-    })
 }
 
 #[cfg(test)]

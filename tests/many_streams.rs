@@ -15,9 +15,9 @@
 use std::process::Command;
 
 use fc_lab::{
-    RunReport, RunSpec, execute,
-    memory::{credit_ratio, memory_markdown},
-    profiles,
+    RunReport, RunSpec,
+    compare::memory::{credit_ratio, memory_markdown},
+    execute, profiles,
     tuners::TunerChoice,
     workloads::MatrixWorkload,
 };

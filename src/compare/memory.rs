@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
+use super::rows::{best_time, note, time_ratio};
 use crate::{
-    compare::{best_time, note, time_ratio},
     format,
     report::RunReport,
     table::{Align, Table},

@@ -1,0 +1,46 @@
+//! Running one [`RunSpec`] on the simulator: the [`Outcome`] with its
+//! [`RunReport`], or a [`LabError`] — never a panic.
+
+use std::panic;
+
+use neqo_fc_sim::scenario::{RunResult, Scenario};
+
+use crate::{error::LabError, report::RunReport, spec::RunSpec};
+
+/// A finished run: the report, the simulator's full result (series and
+/// trace) and the scenario it ran.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The summary numbers (what `--json` prints).
+    pub report: RunReport,
+    /// Metrics, time series and trace.
+    pub result: RunResult,
+    /// The scenario that produced it.
+    pub scenario: Scenario,
+}
+
+/// Runs `spec` on the simulator. A panic inside the simulator is caught
+/// and returned as [`LabError::Simulator`], so one broken run never takes
+/// a whole comparison down.
+///
+/// # Errors
+/// [`LabError::Config`] for invalid settings, [`LabError::Simulator`] for
+/// a caught panic.
+pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
+    let scenario = spec.scenario()?;
+    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| neqo_fc_sim::run(&scenario)))
+        .map_err(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panicked".to_owned());
+            LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
+        })?;
+    let report = RunReport::new(spec, &scenario, &result);
+    Ok(Outcome {
+        report,
+        result,
+        scenario,
+    })
+}
