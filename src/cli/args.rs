@@ -1,0 +1,673 @@
+//! What the command line accepts (clap's derive structs, one per
+//! subcommand and flag group) and what the flags mean: the path, the
+//! workload and the [`RunSpec`] of `run`, the overrides `run` and
+//! `compare` share.
+
+use std::{path::PathBuf, time::Duration};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use neqo_fc::Fraction;
+use neqo_fc_sim::{
+    quic::cc::CcAlgorithm,
+    scenario::{ReaderSpeed, Stall, WorkloadKind},
+    trace::TraceLevel,
+};
+
+use super::values::{
+    jitter_arg, messages_arg, overhead_arg, positive_size_arg, profile_arg, random_seeds_arg,
+    reader_period_arg, rtt_arg, seeds_arg, stall_arg, streams_arg, threads_arg, time_limit_arg,
+    tuner_arg, workload_arg,
+};
+use crate::{
+    error::LabError,
+    profiles::{self, PathSpec, Profile},
+    spec::RunSpec,
+    tuners::{Overrides, TunerChoice},
+    units::{self, QueueSpec},
+    workloads::{MatrixWorkload, WorkloadSpec},
+};
+
+/// Congestion control at the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CcArg {
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// NewReno (RFC 9002 §7).
+    Newreno,
+}
+
+impl From<CcArg> for CcAlgorithm {
+    fn from(c: CcArg) -> Self {
+        match c {
+            CcArg::Cubic => Self::Cubic,
+            CcArg::Newreno => Self::NewReno,
+        }
+    }
+}
+
+/// How much a qlog trace records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QlogLevel {
+    /// Flow-control and recovery events, packets carrying MAX_* / *_BLOCKED
+    /// frames and every 16th other packet.
+    Core,
+    /// Every packet and event (large files).
+    Full,
+}
+
+/// `fc-lab`: compare QUIC receive-window strategies on simulated paths.
+#[derive(Debug, Parser)]
+#[command(
+    name = "fc-lab",
+    version,
+    about = "Compare QUIC receive-window (flow-control) strategies on simulated network paths",
+    long_about = "Compare QUIC receive-window (flow-control) strategies on simulated network \
+paths. All times and rates reported are simulated (deterministic: same flags and seed, same \
+numbers).\n\nUnits: rates in bit/s with decimal prefixes (512kbit, 20Mbit, 1Gbit); sizes in \
+bytes (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n); durations with a unit (100us, 50ms, 1s)."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario and print a summary (or one JSON object with --json).
+    Run(Box<RunArgs>),
+    /// Run the comparison matrix (profiles × workloads × tuners) in parallel
+    /// and write a report folder.
+    Compare(Box<CompareArgs>),
+    /// List the built-in network profiles with rate, RTT, queue and BDP.
+    Profiles(ProfilesArgs),
+    /// Fault sweep: run N seeds, each on a random path with loss,
+    /// reordering, duplication and a receiver pause, checking every byte;
+    /// exit code 1 if any run fails.
+    Sweep(SweepArgs),
+}
+
+/// The network path of `run`.
+#[derive(Debug, Args)]
+pub struct PathArgs {
+    /// Built-in path (see `fc-lab profiles`); the flags below override its
+    /// values. Without it, --rate and --rtt are required.
+    #[arg(long, value_name = "NAME", value_parser = profile_arg)]
+    pub profile: Option<&'static Profile>,
+    /// Bottleneck rate in bit/s, both directions: 1Gbit, 20Mbit, 512kbit.
+    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    pub rate: Option<u64>,
+    /// Round-trip propagation delay (each direction gets half): 50ms, 100us, 1s.
+    #[arg(long, value_name = "DURATION", value_parser = rtt_arg, allow_hyphen_values = true)]
+    pub rtt: Option<Duration>,
+    /// Bottleneck queue: a multiple of the BDP (1bdp, 0.1bdp), bytes (500KB,
+    /// 2MiB) or a drain time at the link rate (4ms). Default 1bdp.
+    #[arg(long, value_name = "QUEUE", value_parser = units::parse_queue, allow_hyphen_values = true)]
+    pub queue: Option<QueueSpec>,
+    /// Per-datagram link overhead in bytes on top of the UDP payload
+    /// (default 28: IPv4 + UDP; neqo's bench uses 80).
+    #[arg(long, value_name = "BYTES", value_parser = overhead_arg, allow_hyphen_values = true)]
+    pub overhead: Option<u32>,
+    /// Random loss on the data direction, in percent: 1, 0.5, 2%.
+    #[arg(long, value_name = "PCT", value_parser = units::parse_percent, allow_hyphen_values = true)]
+    pub loss: Option<f64>,
+    /// Largest random extra delay on the data direction (5ms); it reorders
+    /// datagrams unless --no-reorder.
+    #[arg(long, value_name = "DURATION", value_parser = jitter_arg, allow_hyphen_values = true)]
+    pub jitter: Option<Duration>,
+    /// Keep datagram order under --jitter (delays only).
+    #[arg(long)]
+    pub no_reorder: bool,
+}
+
+impl PathArgs {
+    /// The path: the profile (or a custom path) with the flags applied.
+    ///
+    /// # Errors
+    /// [`LabError::Flag`] when neither a profile nor --rate and --rtt are
+    /// given.
+    pub fn resolve(&self) -> Result<PathSpec, LabError> {
+        let mut path = match self.profile {
+            Some(p) => p.path(),
+            None => {
+                let (Some(rate), Some(rtt)) = (self.rate, self.rtt) else {
+                    let missing = if self.rate.is_none() {
+                        "--rate"
+                    } else {
+                        "--rtt"
+                    };
+                    return Err(LabError::flag(
+                        missing,
+                        format!(
+                            "required for a custom path (or give --profile NAME, one of {})",
+                            profiles::names()
+                        ),
+                    ));
+                };
+                PathSpec {
+                    name: "custom".to_owned(),
+                    rate_bps: rate,
+                    rtt,
+                    queue_bytes: 0,
+                    overhead_bytes: neqo_fc_sim::net::DEFAULT_OVERHEAD_BYTES,
+                    loss: 0.0,
+                    jitter: Duration::ZERO,
+                    jitter_reorders: false,
+                }
+            }
+        };
+        let mut changed = false;
+        if let Some(rate) = self.rate {
+            changed |= rate != path.rate_bps;
+            path.rate_bps = rate;
+        }
+        if let Some(rtt) = self.rtt {
+            changed |= rtt != path.rtt;
+            path.rtt = rtt;
+        }
+        // A profile's queue follows its (possibly overridden) rate and RTT.
+        let queue = self
+            .queue
+            .or_else(|| self.profile.map(|p| p.queue))
+            .unwrap_or(QueueSpec::ONE_BDP);
+        let queue_bytes = queue.bytes(path.bdp_bytes(), path.rate_bps);
+        changed |= self.profile.is_some() && queue_bytes != path.queue_bytes;
+        path.queue_bytes = queue_bytes;
+        if let Some(o) = self.overhead {
+            changed |= o != path.overhead_bytes;
+            path.overhead_bytes = o;
+        }
+        if let Some(loss) = self.loss {
+            changed |= loss != path.loss;
+            path.loss = loss;
+        }
+        if let Some(j) = self.jitter {
+            changed |= j != path.jitter;
+            path.jitter = j;
+            path.jitter_reorders = !j.is_zero();
+        }
+        if self.no_reorder {
+            changed |= path.jitter_reorders;
+            path.jitter_reorders = false;
+        }
+        if changed && self.profile.is_some() {
+            path.name.push_str("-custom");
+        }
+        Ok(path)
+    }
+}
+
+/// Flags of `fc-lab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The network path.
+    #[command(flatten)]
+    pub path: PathArgs,
+    /// A matrix workload: bulk, small-msgs (1000 × 4 KiB), small-msgs-10
+    /// (the same on 10 streams), large-msg (1 × 10 MiB), slow-reader (read
+    /// at 10 % of the link rate), timer-reader (read every two RTTs, at
+    /// most half the link rate); many streams: many-100 (100 × 1 MiB),
+    /// many-1000 (1000 × 64 KiB), stall-mix (one bulk stream beside 50 ×
+    /// 1 MiB whose readers stall at 1s for 2s), stop-reading (10 streams,
+    /// the last stops reading at 1s for good). Default: bulk, sized for
+    /// the path.
+    #[arg(long, value_name = "NAME", value_parser = workload_arg, conflicts_with_all = ["size", "messages", "bulk_plus"])]
+    pub workload: Option<MatrixWorkload>,
+    /// Bulk transfer of this many bytes per stream: 1GiB, 100MB.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, conflicts_with = "messages")]
+    pub size: Option<u64>,
+    /// Send N messages per stream (needs --message-size).
+    #[arg(long, value_name = "N", value_parser = messages_arg, allow_hyphen_values = true, requires = "message_size")]
+    pub messages: Option<u64>,
+    /// Bytes per message: 4KiB, 10MiB.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, requires = "messages")]
+    pub message_size: Option<u64>,
+    /// Concurrent streams (1..=10000), each carrying the workload (default
+    /// 1): `--streams 100 --size 1MiB` = 100 streams of 1 MiB.
+    #[arg(long, value_name = "K", value_parser = streams_arg, allow_hyphen_values = true)]
+    pub streams: Option<u32>,
+    /// Stream 0 carries BYTES, every other stream --size (one bulk transfer
+    /// beside many smaller ones): `--bulk-plus 256MiB --size 1MiB
+    /// --streams 51`.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true, requires = "size")]
+    pub bulk_plus: Option<u64>,
+    /// The readers of the last N streams stop reading at START (default 1s)
+    /// for DURATION, or `forever` (the run then ends when the other streams
+    /// are read): 50:2s, 1:forever, 50:2s@500ms.
+    #[arg(long, value_name = "N:DURATION[@START]", value_parser = stall_arg, allow_hyphen_values = true)]
+    pub stall_readers: Option<Stall>,
+    /// Receive-window strategy: default (ours), neqo, double (quiche,
+    /// Chromium, ngtcp2), fixed:SIZE (static; fixed:1MiB = neqo before
+    /// tuning, fixed:256KiB = yamux), unlimited (upper bound). Only default
+    /// bounds memory with a connection budget; add +budget to give one to
+    /// another (neqo+budget), -budget to take ours away (default-budget).
+    #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, default_value = "default")]
+    pub tuner: TunerChoice,
+    /// Client read rate in bit/s, all streams together (default unlimited).
+    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    pub reader_rate: Option<u64>,
+    /// With --reader-rate: the application wakes every PERIOD and reads
+    /// what has arrived (at most RATE × PERIOD), nothing in between — a
+    /// bursty reader such as a player's 20 ms tick.
+    #[arg(long, value_name = "PERIOD", value_parser = reader_period_arg, requires = "reader_rate", allow_hyphen_values = true)]
+    pub reader_period: Option<Duration>,
+    /// Flow-control overrides, congestion control and seed.
+    #[command(flatten)]
+    pub transport: TransportArgs,
+    /// Encode every packet to bytes, decode it and check every payload byte
+    /// (slower); exits 1 if any byte differs.
+    #[arg(long)]
+    pub verify: bool,
+    /// Stop at this much simulated time even if unfinished (default 1h).
+    #[arg(long, value_name = "DURATION", value_parser = time_limit_arg, allow_hyphen_values = true)]
+    pub time_limit: Option<Duration>,
+    /// Write qlog traces (qlog 0.3 JSON-SEQ, for qvis), one per endpoint,
+    /// into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub qlog: Option<PathBuf>,
+    /// What the qlog traces record.
+    #[arg(long, value_enum, default_value_t = QlogLevel::Core, requires = "qlog")]
+    pub qlog_level: QlogLevel,
+    /// Write an SVG plot of windows, cwnd, bytes in flight and goodput over
+    /// time to this file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Print one JSON object (see README for the fields) instead of the
+    /// summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RunArgs {
+    /// The workload these flags describe on `path`.
+    pub(super) fn workload(&self, path: &PathSpec) -> WorkloadSpec {
+        let mut w = if let Some(named) = self.workload {
+            named.on(path, false)
+        } else if let Some(bytes) = self.size {
+            let (name, kind) = match self.bulk_plus {
+                Some(bulk) => ("bulk-plus", WorkloadKind::BulkPlus { bulk, each: bytes }),
+                None => ("bulk", WorkloadKind::Bulk { bytes }),
+            };
+            WorkloadSpec {
+                name: name.to_owned(),
+                kind,
+                streams: 1,
+                reader: ReaderSpeed::Unlimited,
+                stall: None,
+            }
+        } else if let (Some(count), Some(size)) = (self.messages, self.message_size) {
+            WorkloadSpec {
+                name: "messages".to_owned(),
+                kind: WorkloadKind::Messages { count, size },
+                streams: 1,
+                reader: ReaderSpeed::Unlimited,
+                stall: None,
+            }
+        } else {
+            MatrixWorkload::Bulk.on(path, false)
+        };
+        if let Some(k) = self.streams {
+            w.streams = k;
+        }
+        if let Some(rate) = self.reader_rate {
+            w.reader = match self.reader_period {
+                Some(period) => ReaderSpeed::Periodic { bps: rate, period },
+                None => ReaderSpeed::Rate(rate),
+            };
+        }
+        if let Some(stall) = self.stall_readers {
+            w.stall = Some(stall);
+        }
+        w
+    }
+
+    /// The run these flags describe.
+    ///
+    /// # Errors
+    /// [`LabError::Flag`] for an incomplete custom path, or more stalled
+    /// readers than streams.
+    pub fn spec(&self) -> Result<RunSpec, LabError> {
+        let path = self.path.resolve()?;
+        let workload = self.workload(&path);
+        if let Some(stall) = workload.stall
+            && stall.streams > workload.streams
+        {
+            return Err(LabError::flag(
+                "--stall-readers",
+                format!(
+                    "expected at most as many stalled readers as streams ({}), got {}",
+                    workload.streams, stall.streams
+                ),
+            ));
+        }
+        let mut spec = RunSpec::new(path, workload, self.tuner);
+        spec.overrides = self.transport.overrides();
+        spec.cc = self.transport.cc.into();
+        spec.seed = self.transport.seed;
+        spec.verify = self.verify;
+        spec.time_limit = self.time_limit;
+        spec.trace = match (&self.qlog, self.qlog_level) {
+            (None, _) => TraceLevel::Off,
+            (Some(_), QlogLevel::Core) => TraceLevel::Core,
+            (Some(_), QlogLevel::Full) => TraceLevel::Full,
+        };
+        Ok(spec)
+    }
+}
+
+/// Flags `run` and `compare` share: what they override in every tuner's
+/// configuration, the sender's congestion control and the PRNG seed.
+#[derive(Debug, Args)]
+pub struct TransportArgs {
+    /// Share of the window the reader must consume before a window update
+    /// is sent: 1.0 = only when exhausted, 0.5, 0.25. Overrides the tuner's.
+    #[arg(long, value_name = "F", value_parser = units::parse_fraction, allow_hyphen_values = true)]
+    pub update_fraction: Option<Fraction>,
+    /// Initial stream receive window in bytes (for fixed: its size).
+    /// Overrides the tuner's.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
+    pub initial_window: Option<u64>,
+    /// Congestion control at the sender.
+    #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
+    pub cc: CcArg,
+    /// PRNG seed (loss, jitter); same seed, same result.
+    #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
+    pub seed: u64,
+}
+
+impl TransportArgs {
+    /// The configuration overrides these flags ask for.
+    pub(super) fn overrides(&self) -> Overrides {
+        Overrides {
+            update_fraction: self.update_fraction,
+            initial_window: self.initial_window,
+        }
+    }
+}
+
+/// Flags of `fc-lab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Small matrix: residential-cable, gbit-50ms and lossy; bulk,
+    /// small-msgs-10 and slow-reader; quarter-size bulk transfers; and
+    /// many-100 and stall-mix on gbit-50ms and residential-cable with
+    /// default, default-budget, neqo and neqo+budget.
+    #[arg(long)]
+    pub quick: bool,
+    /// Only these profiles (repeatable or comma list), in every section
+    /// (the many-streams section runs on gbit-50ms and residential-cable).
+    #[arg(long, value_name = "NAME", value_parser = profile_arg, value_delimiter = ',')]
+    pub profile: Vec<&'static Profile>,
+    /// Only these tuners (repeatable or comma list), in every section; any
+    /// tuner name works, e.g. fixed:64KiB, neqo+budget, default-budget.
+    /// Default: default, neqo, double, fixed:1MiB, fixed:256KiB, unlimited;
+    /// in the many-streams section default, default-budget, neqo,
+    /// neqo+budget, double, double+budget.
+    #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, value_delimiter = ',')]
+    pub tuner: Vec<TunerChoice>,
+    /// Only these workloads (repeatable or comma list): bulk, small-msgs,
+    /// small-msgs-10, large-msg, slow-reader, timer-reader; many-streams section:
+    /// many-100, many-1000, stall-mix, stop-reading.
+    #[arg(long, value_name = "NAME", value_parser = workload_arg, value_delimiter = ',')]
+    pub workload: Vec<MatrixWorkload>,
+    /// Seeds per cell on paths with random loss or jitter (lossy,
+    /// reorder): runs use --seed, --seed + 1, … and the report keeps the
+    /// run with the median goodput.
+    #[arg(long, value_name = "N", value_parser = random_seeds_arg, default_value = "5", allow_hyphen_values = true)]
+    pub random_seeds: u64,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// Report folder (report.json, report.md, SVG plots).
+    #[arg(long, value_name = "DIR", default_value = "fc-lab-report")]
+    pub out: PathBuf,
+    /// Flow-control overrides, congestion control and seed (every run).
+    #[command(flatten)]
+    pub transport: TransportArgs,
+    /// Print the reports as a JSON array instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fc-lab profiles`.
+#[derive(Debug, Args)]
+pub struct ProfilesArgs {
+    /// Print a JSON array instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fc-lab sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Number of seeds to run.
+    #[arg(long, value_name = "N", value_parser = seeds_arg, allow_hyphen_values = true)]
+    pub seeds: u64,
+    /// First seed.
+    #[arg(long, value_name = "S", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
+    pub start: u64,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// Print one JSON object (runs, faults_injected, failures, …) instead
+    /// of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Worker threads for `compare` and `sweep`: `--threads`, or the number
+/// of cores.
+pub(super) fn worker_threads(flag: Option<usize>) -> usize {
+    flag.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{cli::clap_error_line, tuners::TunerSpec};
+
+    fn parse(args: &[&str]) -> Result<Cli, String> {
+        Cli::try_parse_from(std::iter::once("fc-lab").chain(args.iter().copied()))
+            .map_err(|e| clap_error_line(&e))
+    }
+
+    fn run_args(args: &[&str]) -> Box<RunArgs> {
+        let mut all = vec!["run"];
+        all.extend_from_slice(args);
+        match parse(&all).unwrap().command {
+            Command::Run(a) => a,
+            _ => unreachable!("run"),
+        }
+    }
+
+    #[test]
+    fn paths_resolve_with_overrides() {
+        let a = run_args(&["--profile", "gbit-50ms"]);
+        let p = a.path.resolve().unwrap();
+        assert_eq!(p.name, "gbit-50ms");
+        assert_eq!(p.queue_bytes, 6_250_000);
+
+        let a = run_args(&["--profile", "gbit-50ms", "--rtt", "100ms"]);
+        let p = a.path.resolve().unwrap();
+        assert_eq!(p.name, "gbit-50ms-custom");
+        assert_eq!(p.queue_bytes, 12_500_000, "1 BDP follows the new RTT");
+
+        let a = run_args(&[
+            "--rate", "20Mbit", "--rtt", "50ms", "--queue", "0.5bdp", "--loss", "1", "--jitter",
+            "5ms",
+        ]);
+        let p = a.path.resolve().unwrap();
+        assert_eq!(p.name, "custom");
+        assert_eq!(p.queue_bytes, 62_500);
+        assert_eq!(p.loss, 0.01);
+        assert!(p.jitter_reorders);
+
+        let a = run_args(&["--rate", "20Mbit"]);
+        let e = a.path.resolve().unwrap_err().to_string();
+        assert!(e.starts_with("--rtt: required for a custom path"), "{e}");
+    }
+
+    #[test]
+    fn workloads_from_flags() {
+        let path = profiles::find("gbit-50ms").unwrap().path();
+        let a = run_args(&["--size", "1GiB", "--streams", "3"]);
+        let w = a.workload(&path);
+        assert_eq!(w.kind, WorkloadKind::Bulk { bytes: 1 << 30 });
+        assert_eq!(w.streams, 3);
+        let a = run_args(&[
+            "--messages",
+            "1000",
+            "--message-size",
+            "4KiB",
+            "--reader-rate",
+            "10Mbit",
+        ]);
+        let w = a.workload(&path);
+        assert_eq!(
+            w.kind,
+            WorkloadKind::Messages {
+                count: 1000,
+                size: 4096
+            }
+        );
+        assert_eq!(w.reader, ReaderSpeed::Rate(10_000_000));
+        let a = run_args(&[]);
+        assert_eq!(
+            a.workload(&path).kind,
+            WorkloadKind::Bulk { bytes: 239 << 20 }
+        );
+        assert!(parse(&["run", "--messages", "10"]).is_err());
+        assert!(parse(&["run", "--size", "1MB", "--workload", "bulk"]).is_err());
+    }
+
+    #[test]
+    fn many_streams_flags() {
+        let path = profiles::find("gbit-50ms").unwrap().path();
+        // The brief's first workload: 100 concurrent streams of 1 MiB.
+        let w = run_args(&["--streams", "100", "--size", "1MiB"]).workload(&path);
+        assert_eq!(w.kind, WorkloadKind::Bulk { bytes: 1 << 20 });
+        assert_eq!((w.streams, w.stall), (100, None));
+        assert_eq!(w, MatrixWorkload::Many100.on(&path, false).renamed("bulk"));
+
+        let a = run_args(&[
+            "--streams",
+            "51",
+            "--size",
+            "1MiB",
+            "--bulk-plus",
+            "477MiB",
+            "--stall-readers",
+            "50:2s",
+        ]);
+        let w = a.workload(&path);
+        assert_eq!(
+            w,
+            MatrixWorkload::StallMix
+                .on(&path, false)
+                .renamed("bulk-plus")
+        );
+        let w = run_args(&["--workload", "stop-reading"]).workload(&path);
+        assert_eq!(w.streams, 10);
+        let stall = w.stall.unwrap();
+        assert!(stall.permanent());
+        let w = run_args(&["--workload", "many-100", "--stall-readers", "1:forever@2s"])
+            .workload(&path);
+        assert_eq!(w.stall.unwrap().start, Duration::from_secs(2));
+
+        let a = run_args(&["--tuner", "neqo+budget"]);
+        assert_eq!(a.tuner, TunerChoice::with_budget(TunerSpec::Neqo, true));
+        let a = run_args(&["--tuner", "default-budget"]);
+        assert_eq!(a.tuner.name(), "default-budget");
+
+        // More stalled readers than streams: one line naming the flag.
+        let a = run_args(&[
+            "--profile",
+            "gbit-50ms",
+            "--streams",
+            "2",
+            "--stall-readers",
+            "3:1s",
+        ]);
+        assert_eq!(
+            a.spec().unwrap_err().to_string(),
+            "--stall-readers: expected at most as many stalled readers as streams (2), got 3"
+        );
+        for (args, want) in [
+            (
+                &["run", "--stall-readers", "50"][..],
+                "error: --stall-readers: expected N:DURATION[@START]",
+            ),
+            (
+                &["run", "--stall-readers", "0:2s"],
+                "error: --stall-readers: expected N:DURATION[@START]",
+            ),
+            (
+                &["run", "--bulk-plus", "1MiB"],
+                "error: the following required arguments were not provided: --size",
+            ),
+            (
+                &["run", "--bulk-plus", "0", "--size", "1MiB"],
+                "error: --bulk-plus: expected a positive size",
+            ),
+            (
+                &["run", "--tuner", "neqo+budgets"],
+                "error: --tuner: expected default, neqo",
+            ),
+            (
+                &["run", "--tuner", "unlimited+budget"],
+                "error: --tuner: the unlimited tuner takes no budget",
+            ),
+            (
+                &["compare", "--tuner", "default,double+"],
+                "error: --tuner: expected default, neqo",
+            ),
+            (
+                &[
+                    "run",
+                    "--workload",
+                    "stall-mix",
+                    "--bulk-plus",
+                    "1MiB",
+                    "--size",
+                    "1MiB",
+                ],
+                "error: the argument '--workload <NAME>' cannot be used with",
+            ),
+        ] {
+            let e = parse(args).unwrap_err();
+            assert!(e.starts_with(want), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn run_spec_from_flags() {
+        let a = run_args(&[
+            "--profile",
+            "residential-adsl2+",
+            "--tuner",
+            "fixed:256KiB",
+            "--update-fraction",
+            "1.0",
+            "--seed",
+            "9",
+            "--cc",
+            "newreno",
+            "--qlog",
+            "/tmp/x",
+            "--qlog-level",
+            "full",
+        ]);
+        let s = a.spec().unwrap();
+        assert_eq!(s.tuner, TunerSpec::Fixed(256 << 10).into());
+        assert_eq!(s.overrides.update_fraction, Some(Fraction::ONE));
+        assert_eq!(s.seed, 9);
+        assert_eq!(s.cc, CcAlgorithm::NewReno);
+        assert_eq!(s.trace, TraceLevel::Full);
+    }
+}

@@ -1,0 +1,72 @@
+//! `fc-lab compare`: the matrix the flags select, run in parallel with a
+//! progress bar, printed and written as a report folder.
+
+use std::{io::IsTerminal, time::Instant};
+
+use super::{
+    args::{CompareArgs, worker_threads},
+    output::{json_line, print},
+};
+use crate::{
+    compare::{self, Matrix},
+    error::LabError,
+    tuners::{TUNER_EXPECTED, TunerSpec},
+};
+
+pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
+    let mut matrix = if a.quick {
+        Matrix::quick()
+    } else {
+        Matrix::full()
+    };
+    matrix.filter(&a.profile, &a.workload, &a.tuner);
+    matrix.seed = a.transport.seed;
+    matrix.random_seeds = a.random_seeds;
+    matrix.cc = a.transport.cc.into();
+    matrix.overrides = a.transport.overrides();
+    if a.transport.initial_window.is_some()
+        && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited)
+    {
+        return Err(LabError::flag(
+            "--initial-window",
+            format!(
+                "not accepted with the unlimited tuner; pick tuners with --tuner ({TUNER_EXPECTED})"
+            ),
+        ));
+    }
+    let specs = matrix.specs();
+    let threads = worker_threads(a.threads);
+    let bar = indicatif::ProgressBar::new(specs.len() as u64);
+    if std::io::stderr().is_terminal() {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} runs  {elapsed_precise} (eta {eta})  {wide_msg}",
+        ) {
+            bar.set_style(style);
+        }
+    } else {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let started = Instant::now();
+    let reports = compare::run_all(&specs, threads, &|r| {
+        bar.set_message(format!("{} / {} / {}", r.profile, r.workload, r.tuner));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let reports = compare::median_of_seeds(reports);
+    let wall = started.elapsed();
+    if a.json {
+        print(&json_line(&reports)?);
+    } else {
+        print(&compare::render_table(&reports));
+    }
+    let files = compare::write_report(&a.out, &reports, &matrix)?;
+    eprintln!(
+        "{} runs in {:.1} s wall on {threads} thread{}; report: {} ({} files)",
+        reports.len(),
+        wall.as_secs_f64(),
+        if threads == 1 { "" } else { "s" },
+        a.out.join("report.md").display(),
+        files.len()
+    );
+    Ok(0)
+}

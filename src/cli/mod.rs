@@ -1,0 +1,204 @@
+//! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`,
+//! `fc-lab sweep`.
+//!
+//! clap parses the structure; every value goes through the parsers in
+//! [`crate::units`] so that a bad value produces exactly one line,
+//! `error: --flag: expected …, got "…"`, and exit code 2. Nothing here
+//! panics on any input: output goes through fallible writes (a closed pipe
+//! ends the program quietly).
+//!
+//! - `values.rs`: how each flag value is read;
+//! - `args.rs`: the flags (clap definitions) and what they mean;
+//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`: the commands;
+//! - `output.rs`: writing to the terminal.
+
+mod args;
+mod compare;
+mod output;
+mod profiles;
+mod run;
+mod sweep;
+mod values;
+
+use std::ffi::OsString;
+
+use clap::{
+    Parser,
+    error::{ContextKind, ContextValue, ErrorKind},
+};
+
+pub use self::{
+    args::{
+        CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel, RunArgs, SweepArgs,
+        TransportArgs,
+    },
+    profiles::profiles_table,
+    run::run_summary,
+    values::{ArgError, MAX_STREAMS, MAX_SWEEP_SEEDS},
+};
+
+/// One line for a clap error: `error: --flag: expected …, got "…"` for bad
+/// values, clap's own message (folded onto one line) for the rest.
+#[must_use]
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let flag = || match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.split([' ', '=']).next().map(str::to_owned),
+        _ => None,
+    };
+    match e.kind() {
+        ErrorKind::ValueValidation => {
+            if let (Some(flag), Some(source)) = (flag(), std::error::Error::source(e)) {
+                return format!("error: {flag}: {source}");
+            }
+        }
+        ErrorKind::InvalidValue => {
+            let got = match e.get(ContextKind::InvalidValue) {
+                Some(ContextValue::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            if let (Some(flag), Some(ContextValue::Strings(valid))) =
+                (flag(), e.get(ContextKind::ValidValue))
+                && !valid.is_empty()
+            {
+                let valid = valid.join(", ");
+                if got.is_empty() {
+                    return format!("error: {flag}: a value is required (one of {valid})");
+                }
+                return format!("error: {flag}: expected one of {valid}, got {got:?}");
+            }
+            if let Some(flag) = flag() {
+                return format!("error: {flag}: a value is required");
+            }
+        }
+        _ => {}
+    }
+    let rendered = e.render().to_string();
+    let body: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = body.join(" ");
+    if line.starts_with("error:") {
+        line
+    } else {
+        format!("error: {line}")
+    }
+}
+
+/// Runs the CLI with `args` (the first is the program name) and returns
+/// the exit code: 0 success, 1 a run failed (connection error, stalled or
+/// timed out, verification failure) or a file could not be written, 2 bad
+/// flags.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return e.exit_code();
+            }
+            eprintln!("{}", clap_error_line(&e));
+            return 2;
+        }
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::cmd_run(&a),
+        Command::Compare(a) => compare::cmd_compare(&a),
+        Command::Profiles(a) => profiles::cmd_profiles(&a),
+        Command::Sweep(a) => sweep::cmd_sweep(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, String> {
+        Cli::try_parse_from(std::iter::once("fc-lab").chain(args.iter().copied()))
+            .map_err(|e| clap_error_line(&e))
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_on_one_line() {
+        let cases = [
+            (
+                &["run", "--rate", "fast"][..],
+                "error: --rate: expected a rate like 1Gbit",
+            ),
+            (
+                &["run", "--rtt", "-5ms"],
+                "error: --rtt: expected a positive duration",
+            ),
+            (
+                &["run", "--profile", "fast"],
+                "error: --profile: expected a profile name",
+            ),
+            (
+                &["run", "--tuner", "magic"],
+                "error: --tuner: expected default, neqo",
+            ),
+            (
+                &["run", "--update-fraction", "0"],
+                "error: --update-fraction: expected a fraction in (0, 1]",
+            ),
+            (
+                &["run", "--queue", "x"],
+                "error: --queue: expected a queue like 1bdp",
+            ),
+            (
+                &["run", "--cc", "bbr"],
+                "error: --cc: expected one of cubic, newreno, got \"bbr\"",
+            ),
+            (
+                &["run", "--streams", "0"],
+                "error: --streams: expected a stream count",
+            ),
+            (
+                &["compare", "--threads", "0"],
+                "error: --threads: expected a thread count",
+            ),
+            (
+                &["compare", "--profile", "gbit-50ms,nope"],
+                "error: --profile: expected a profile name",
+            ),
+            (
+                &["run", "--bogus"],
+                "error: unexpected argument '--bogus' found",
+            ),
+            (
+                &["run", "--profile"],
+                "error: --profile: a value is required",
+            ),
+            (&["run", "--cc"], "error: --cc: a value is required"),
+        ];
+        for (args, want) in cases {
+            let e = parse(args).unwrap_err();
+            assert!(e.starts_with(want), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "{args:?}: {e}");
+        }
+        // The value given is echoed.
+        assert!(
+            parse(&["run", "--rate", "fast"])
+                .unwrap_err()
+                .ends_with("got \"fast\"")
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! How each flag value is read: names from fixed sets (profiles,
+//! workloads, tuners) and the ranged numbers, sizes and durations built on
+//! [`crate::units`]. A bad value becomes one line naming what was expected.
+
+use std::time::Duration;
+
+use neqo_fc_sim::scenario::Stall;
+
+use crate::{
+    profiles::{self, Profile},
+    stall::parse_stall,
+    tuners::TunerChoice,
+    units::{self, UnitError},
+    workloads::MatrixWorkload,
+};
+
+/// A flag value that is not one of a fixed set of names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError(pub String);
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ArgError {}
+
+pub(super) fn profile_arg(s: &str) -> Result<&'static Profile, ArgError> {
+    profiles::find(s).ok_or_else(|| {
+        ArgError(format!(
+            "expected a profile name ({}), got {s:?}",
+            profiles::names()
+        ))
+    })
+}
+
+pub(super) fn workload_arg(s: &str) -> Result<MatrixWorkload, ArgError> {
+    MatrixWorkload::find(s).ok_or_else(|| {
+        ArgError(format!(
+            "expected a workload name ({}), got {s:?}",
+            MatrixWorkload::names()
+        ))
+    })
+}
+
+pub(super) fn tuner_arg(s: &str) -> Result<TunerChoice, ArgError> {
+    TunerChoice::parse(s).map_err(ArgError)
+}
+
+pub(super) fn unit_err(expected: &'static str, s: &str) -> UnitError {
+    UnitError {
+        expected,
+        got: s.to_owned(),
+    }
+}
+
+pub(super) fn rtt_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a positive duration like 50ms, 100us or 1s (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if !d.is_zero() && d <= Duration::from_secs(3600) => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+pub(super) fn jitter_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a duration up to 10s like 5ms, 100us or 0ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if d <= Duration::from_secs(10) => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+pub(super) fn time_limit_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a positive duration like 10s or 500ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+pub(super) fn reader_period_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a duration from 1us to 10s like 20ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if d >= Duration::from_micros(1) && d <= Duration::from_secs(10) => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+pub(super) fn positive_size_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str =
+        "a positive size like 1GiB, 4096 or 500KB (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)";
+    match units::parse_size(s) {
+        Ok(n) if n > 0 && n <= neqo_fc::MAX_VARINT => Ok(n),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+pub(super) fn overhead_arg(s: &str) -> Result<u32, UnitError> {
+    const E: &str = "a byte count in 0..=65535 like 28 or 80";
+    units::parse_size(s)
+        .ok()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|&n| n <= 65_535)
+        .ok_or_else(|| unit_err(E, s))
+}
+
+pub(super) fn messages_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a whole number ≥ 1 like 1000";
+    units::parse_count(s)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| unit_err(E, s))
+}
+
+/// Most streams one run may open.
+pub const MAX_STREAMS: u32 = 10_000;
+
+pub(super) fn streams_arg(s: &str) -> Result<u32, UnitError> {
+    const E: &str = "a stream count in 1..=10000 like 1 or 10";
+    units::parse_count(s)
+        .ok()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| (1..=MAX_STREAMS).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
+pub(super) fn stall_arg(s: &str) -> Result<Stall, UnitError> {
+    parse_stall(s)
+}
+
+pub(super) fn threads_arg(s: &str) -> Result<usize, UnitError> {
+    const E: &str = "a thread count in 1..=1024 like 2";
+    units::parse_count(s)
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
+pub(super) fn random_seeds_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a seed count in 1..=100 like 5";
+    units::parse_count(s)
+        .ok()
+        .filter(|n| (1..=100).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
+/// Most seeds one sweep may run.
+pub const MAX_SWEEP_SEEDS: u64 = 10_000_000;
+
+pub(super) fn seeds_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a seed count in 1..=10000000 like 1000";
+    units::parse_count(s)
+        .ok()
+        .filter(|n| (1..=MAX_SWEEP_SEEDS).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
