@@ -9,7 +9,7 @@
 
 use neqo_fc::{Budget, ConfigError};
 
-use super::{Overrides, TunerSpec, Tuning, finish};
+use super::strategy::{Overrides, TunerSpec, Tuning, finish};
 
 /// Suffix that turns the memory budget on.
 pub const BUDGET_ON: &str = "+budget";

@@ -5,6 +5,8 @@
 
 use neqo_fc::{SubjectKind, Tuner, tuner::TuneInput};
 
+use super::caps::WindowCaps;
+
 /// Doubles the window when the previous tuning step (the previous
 /// MAX_DATA / MAX_STREAM_DATA) was less than `2 × smoothed_rtt` ago.
 ///
@@ -12,17 +14,17 @@ use neqo_fc::{SubjectKind, Tuner, tuner::TuneInput};
 /// more than the cap for the subject kind, never less than the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DoublingTuner {
-    /// Largest stream window (quiche: 16 MiB).
-    pub max_stream_window: u64,
-    /// Largest connection window (quiche: 24 MiB).
-    pub max_connection_window: u64,
+    /// Largest stream and connection windows (quiche: 16 / 24 MiB).
+    pub caps: WindowCaps,
 }
 
 impl DoublingTuner {
     /// quiche's caps: 16 MiB per stream, 24 MiB per connection.
     pub const QUICHE: Self = Self {
-        max_stream_window: 16 << 20,
-        max_connection_window: 24 << 20,
+        caps: WindowCaps {
+            stream: 16 << 20,
+            connection: 24 << 20,
+        },
     };
 }
 
@@ -41,10 +43,7 @@ impl Tuner for DoublingTuner {
     }
 
     fn max_window(&self, kind: SubjectKind) -> u64 {
-        match kind {
-            SubjectKind::Stream => self.max_stream_window,
-            SubjectKind::Connection => self.max_connection_window,
-        }
+        self.caps.of(kind)
     }
 }
 

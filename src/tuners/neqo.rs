@@ -10,6 +10,8 @@
 
 use neqo_fc::{Fraction, SubjectKind, Tuner, math, tuner::TuneInput};
 
+use super::caps::WindowCaps;
+
 /// neqo's rule: `excess = retired − ¾ · window · elapsed / srtt`;
 /// `window += 4 · excess` when positive, capped.
 ///
@@ -17,17 +19,17 @@ use neqo_fc::{Fraction, SubjectKind, Tuner, math, tuner::TuneInput};
 /// the cap for the subject kind (unless the window already exceeds it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NeqoTuner {
-    /// Largest stream window (neqo: 10 MiB).
-    pub max_stream_window: u64,
-    /// Largest connection window (neqo: 20 MiB).
-    pub max_connection_window: u64,
+    /// Largest stream and connection windows (neqo: 10 / 20 MiB).
+    pub caps: WindowCaps,
 }
 
 impl NeqoTuner {
     /// neqo main's caps: 10 MiB per stream, 20 MiB per connection.
     pub const MAIN: Self = Self {
-        max_stream_window: 10 << 20,
-        max_connection_window: 20 << 20,
+        caps: WindowCaps {
+            stream: 10 << 20,
+            connection: 20 << 20,
+        },
     };
     /// The share of the window neqo expects to be retired per RTT.
     pub const SHARE: Fraction = match Fraction::new(3, 4) {
@@ -59,10 +61,7 @@ impl Tuner for NeqoTuner {
     }
 
     fn max_window(&self, kind: SubjectKind) -> u64 {
-        match kind {
-            SubjectKind::Stream => self.max_stream_window,
-            SubjectKind::Connection => self.max_connection_window,
-        }
+        self.caps.of(kind)
     }
 }
 

@@ -1,0 +1,384 @@
+//! The strategies by name ([`TunerSpec`]) and what each one is: the tuner
+//! and the [`Config`] both ends advertise ([`Tuning`]), with the flags
+//! that override them ([`Overrides`]).
+
+use std::sync::Arc;
+
+use neqo_fc::{Config, ConfigError, Fixed, Fraction, MAX_VARINT, Tuner};
+
+use super::{doubling::DoublingTuner, neqo::NeqoTuner};
+use crate::format::size_name;
+
+/// A tuner usable from several threads (the simulator's `Scenario` holds it
+/// in an `Arc`).
+pub type SharedTuner = Arc<dyn Tuner + Send + Sync>;
+
+/// A receive-window strategy by name.
+///
+/// Invariant: `Fixed(size)` has `size > 0` and `size ≤ 2^62 − 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TunerSpec {
+    /// Ours: `Config::default()` and `config.tuner()`.
+    Default,
+    /// neqo main's rule ([`NeqoTuner`]).
+    Neqo,
+    /// quiche / Chromium / ngtcp2 doubling ([`DoublingTuner`]).
+    Double,
+    /// A static stream window of this many bytes.
+    Fixed(u64),
+    /// Windows of 2^62 − 1 from the start: flow control never limits.
+    Unlimited,
+}
+
+/// What `TunerChoice::parse` accepts.
+pub const TUNER_EXPECTED: &str = "default, neqo, double, fixed:SIZE (e.g. fixed:1MiB, fixed:256KiB) \
+or unlimited, optionally with +budget / -budget (e.g. neqo+budget, default-budget)";
+
+/// Flags that override a strategy's defaults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `--update-fraction`: share of the window retired before an update.
+    pub update_fraction: Option<Fraction>,
+    /// `--initial-window`: the initial stream window (for `fixed`, its size).
+    pub initial_window: Option<u64>,
+}
+
+/// A strategy ready to run: the tuner and the flow-control settings both
+/// ends advertise. Invariant: `config.validate()` holds.
+#[derive(Clone)]
+pub struct Tuning {
+    /// The tuner.
+    pub tuner: SharedTuner,
+    /// The settings.
+    pub config: Config,
+}
+
+impl std::fmt::Debug for Tuning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tuning")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TunerSpec {
+    /// The strategies of the default comparison matrix, in table order.
+    pub const MATRIX: [Self; 6] = [
+        Self::Default,
+        Self::Neqo,
+        Self::Double,
+        Self::Fixed(1 << 20),
+        Self::Fixed(256 << 10),
+        Self::Unlimited,
+    ];
+
+    /// Parses `default`, `neqo`, `double`, `unlimited`, `fixed:SIZE` or
+    /// `fixed` (= `fixed:1MiB`, neqo before auto-tuning).
+    ///
+    /// # Errors
+    /// A message (without the flag name) saying what is accepted.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        Self::parse_shown(s, s)
+    }
+
+    /// True for the strategy whose settings include the memory budget
+    /// (`default`: `Config::default()` has it; no peer stack does).
+    #[must_use]
+    pub const fn has_budget(&self) -> bool {
+        matches!(self, Self::Default)
+    }
+
+    /// [`TunerSpec::parse`] of `s`, a part of `shown` (the whole value the
+    /// user gave), which error messages echo.
+    pub(super) fn parse_shown(s: &str, shown: &str) -> Result<Self, String> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let no_arg = |spec: Self| match arg {
+            None => Ok(spec),
+            Some(_) => Err(format!("tuner {name:?} takes no argument, got {shown:?}")),
+        };
+        match name {
+            "default" => no_arg(Self::Default),
+            "neqo" => no_arg(Self::Neqo),
+            "double" => no_arg(Self::Double),
+            "unlimited" => no_arg(Self::Unlimited),
+            "fixed" => {
+                let Some(arg) = arg else {
+                    return Ok(Self::Fixed(1 << 20));
+                };
+                match crate::units::parse_size(arg) {
+                    Ok(size) if size > 0 && size <= MAX_VARINT => Ok(Self::Fixed(size)),
+                    _ => Err(format!(
+                        "expected fixed:SIZE with a size in 1 B ..= 2^62 - 1 like fixed:1MiB, got {shown:?}"
+                    )),
+                }
+            }
+            _ => Err(format!("expected {TUNER_EXPECTED}, got {shown:?}")),
+        }
+    }
+
+    /// The canonical name (`fixed:1MiB`), which `parse` reads back.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Self::Default => "default".to_owned(),
+            Self::Neqo => "neqo".to_owned(),
+            Self::Double => "double".to_owned(),
+            Self::Fixed(size) => format!("fixed:{}", size_name(*size)),
+            Self::Unlimited => "unlimited".to_owned(),
+        }
+    }
+
+    /// The tuner and settings for a run with `streams` concurrent streams
+    /// (only `fixed` uses it: its connection window is 1.5 × the stream
+    /// window per stream, so the stream window is what gets measured).
+    ///
+    /// # Errors
+    /// [`ConfigError`] when an override makes the settings invalid (e.g. an
+    /// initial window ≥ 2^62, or `--initial-window` with `unlimited`).
+    pub fn build(&self, overrides: &Overrides, streams: u32) -> Result<Tuning, ConfigError> {
+        let streams = u64::from(streams.max(1));
+        let (tuner, mut config): (SharedTuner, Config) = match *self {
+            Self::Default => {
+                let config = Config::default();
+                (Arc::new(config.tuner()), config)
+            }
+            Self::Neqo => {
+                let t = NeqoTuner::MAIN;
+                let windows = [1 << 20, 2 << 20, t.caps.stream, t.caps.connection];
+                (Arc::new(t), peer(windows, Fraction::QUARTER, Fraction::ONE))
+            }
+            Self::Double => {
+                let t = DoublingTuner::QUICHE;
+                let windows = [1 << 20, 3 << 19, t.caps.stream, t.caps.connection];
+                (
+                    Arc::new(t),
+                    peer(windows, Fraction::HALF, Fraction::THREE_HALVES),
+                )
+            }
+            Self::Fixed(size) => {
+                let size = overrides.initial_window.unwrap_or(size);
+                let conn = Fraction::THREE_HALVES
+                    .of(size)
+                    .saturating_mul(streams)
+                    .min(MAX_VARINT);
+                let config = peer(
+                    [size, conn, size, conn],
+                    Fraction::HALF,
+                    Fraction::THREE_HALVES,
+                );
+                let tuner = Fixed {
+                    stream: size,
+                    connection: conn,
+                };
+                (Arc::new(tuner), config)
+            }
+            Self::Unlimited => {
+                if overrides.initial_window.is_some() {
+                    return Err(ConfigError(
+                        "--initial-window does not apply to the unlimited tuner",
+                    ));
+                }
+                let config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
+                let tuner = Fixed {
+                    stream: MAX_VARINT,
+                    connection: MAX_VARINT,
+                };
+                (Arc::new(tuner), config)
+            }
+        };
+        if let Some(f) = overrides.update_fraction {
+            config.update_fraction = f;
+        }
+        if let (Some(w), false) = (overrides.initial_window, matches!(self, Self::Fixed(_))) {
+            if w > MAX_VARINT {
+                return Err(ConfigError("--initial-window must be below 2^62"));
+            }
+            config.initial_stream_window = w;
+            config.max_stream_window = config.max_stream_window.max(w);
+            config.initial_connection_window = config
+                .initial_connection_window
+                .max(config.connection_floor.of(w))
+                .min(MAX_VARINT);
+            config.max_connection_window = config
+                .max_connection_window
+                .max(config.initial_connection_window);
+            if let Self::Default = self {
+                // Ours reads its caps from the config; keep them in step.
+                return finish(Arc::new(config.tuner()), config);
+            }
+        }
+        finish(tuner, config)
+    }
+}
+
+/// Settings of a peer stack: `[initial stream, initial connection, max
+/// stream, max connection]` windows, its update fraction and connection
+/// floor; no stream seeding and no connection budget (no peer has them).
+/// Starts from `Config::default()` so settings added later keep their
+/// defaults.
+pub(super) fn peer(
+    windows: [u64; 4],
+    update_fraction: Fraction,
+    connection_floor: Fraction,
+) -> Config {
+    let mut c = Config::default();
+    let [
+        initial_stream,
+        initial_connection,
+        max_stream,
+        max_connection,
+    ] = windows;
+    c.initial_stream_window = initial_stream;
+    c.initial_connection_window = initial_connection;
+    c.max_stream_window = max_stream;
+    c.max_connection_window = max_connection;
+    c.update_fraction = update_fraction;
+    c.connection_floor = connection_floor;
+    c.seed_fraction = None;
+    c.budget = None;
+    c
+}
+
+pub(super) fn finish(tuner: SharedTuner, config: Config) -> Result<Tuning, ConfigError> {
+    config.validate()?;
+    Ok(Tuning { tuner, config })
+}
+
+impl std::fmt::Display for TunerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use neqo_fc::{Rtt, SubjectKind, tuner::TuneInput};
+
+    use super::*;
+
+    #[test]
+    fn parse_and_name_round_trip() {
+        for (s, spec) in [
+            ("default", TunerSpec::Default),
+            ("neqo", TunerSpec::Neqo),
+            ("double", TunerSpec::Double),
+            ("unlimited", TunerSpec::Unlimited),
+            ("fixed:1MiB", TunerSpec::Fixed(1 << 20)),
+            ("fixed:256KiB", TunerSpec::Fixed(256 << 10)),
+            ("fixed:1500", TunerSpec::Fixed(1500)),
+        ] {
+            assert_eq!(TunerSpec::parse(s), Ok(spec));
+            assert_eq!(spec.name(), s);
+        }
+        assert_eq!(TunerSpec::parse("fixed"), Ok(TunerSpec::Fixed(1 << 20)));
+        assert_eq!(
+            TunerSpec::parse("fixed:1MB"),
+            Ok(TunerSpec::Fixed(1_000_000))
+        );
+    }
+
+    #[test]
+    fn parse_errors() {
+        for bad in [
+            "",
+            "foo",
+            "Default",
+            "fixed:",
+            "fixed:0",
+            "fixed:x",
+            "neqo:1",
+            "fixed:8EiB",
+        ] {
+            assert!(TunerSpec::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            TunerSpec::parse("foo").unwrap_err(),
+            format!("expected {TUNER_EXPECTED}, got \"foo\"")
+        );
+    }
+
+    #[test]
+    fn configs_follow_the_published_rules() {
+        let none = Overrides::default();
+        let d = TunerSpec::Default.build(&none, 1).unwrap();
+        assert_eq!(d.config, Config::default());
+
+        let n = TunerSpec::Neqo.build(&none, 1).unwrap().config;
+        assert_eq!(
+            (n.initial_stream_window, n.initial_connection_window),
+            (1 << 20, 2 << 20)
+        );
+        assert_eq!(
+            (n.max_stream_window, n.max_connection_window),
+            (10 << 20, 20 << 20)
+        );
+        assert_eq!(n.update_fraction, Fraction::QUARTER);
+        assert_eq!(n.seed_fraction, None);
+        assert_eq!(n.budget, None);
+
+        let q = TunerSpec::Double.build(&none, 1).unwrap().config;
+        assert_eq!(
+            (q.max_stream_window, q.max_connection_window),
+            (16 << 20, 24 << 20)
+        );
+        assert_eq!(q.update_fraction, Fraction::HALF);
+        assert_eq!(q.seed_fraction, None);
+        assert!(q.initial_connection_window >= Fraction::THREE_HALVES.of(q.initial_stream_window));
+
+        let f = TunerSpec::Fixed(256 << 10).build(&none, 10).unwrap();
+        assert_eq!(f.config.initial_stream_window, 256 << 10);
+        assert_eq!(f.config.max_stream_window, 256 << 10);
+        assert_eq!(f.config.initial_connection_window, 3_932_160); // 1.5 × 256 KiB × 10
+        assert_eq!(f.config.update_fraction, Fraction::HALF);
+        let input = TuneInput {
+            kind: SubjectKind::Stream,
+            window: 256 << 10,
+            retired_since_update: 1 << 30,
+            elapsed: Duration::from_millis(1),
+            rtt: Rtt::from(Duration::from_millis(50)),
+            update_fraction: Fraction::HALF,
+            drained_at_limit: false,
+        };
+        assert_eq!(f.tuner.tune(&input), 256 << 10);
+
+        let u = TunerSpec::Unlimited.build(&none, 1).unwrap().config;
+        assert_eq!(u.initial_stream_window, MAX_VARINT);
+        assert_eq!(u.initial_connection_window, MAX_VARINT);
+    }
+
+    #[test]
+    fn overrides_apply() {
+        let o = Overrides {
+            update_fraction: Some(Fraction::ONE),
+            initial_window: None,
+        };
+        let f = TunerSpec::Fixed(256 << 10).build(&o, 1).unwrap().config;
+        assert_eq!(f.update_fraction, Fraction::ONE);
+
+        let o = Overrides {
+            update_fraction: None,
+            initial_window: Some(64 << 20),
+        };
+        let d = TunerSpec::Default.build(&o, 1).unwrap();
+        assert_eq!(d.config.initial_stream_window, 64 << 20);
+        assert_eq!(d.config.max_stream_window, 64 << 20);
+        assert_eq!(d.config.initial_connection_window, 96 << 20);
+        assert_eq!(d.tuner.max_window(SubjectKind::Stream), 64 << 20);
+
+        let fixed = TunerSpec::Fixed(1 << 20).build(&o, 1).unwrap().config;
+        assert_eq!(fixed.initial_stream_window, 64 << 20);
+        assert_eq!(fixed.initial_connection_window, 96 << 20);
+
+        assert!(TunerSpec::Unlimited.build(&o, 1).is_err());
+        let too_big = Overrides {
+            update_fraction: None,
+            initial_window: Some(1 << 62),
+        };
+        assert!(TunerSpec::Neqo.build(&too_big, 1).is_err());
+    }
+}
