@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::codel::{Codel, CodelParams};
-use super::{DropReason, Element, Verdict};
+use super::element::{DropReason, Element, Verdict};
 use crate::rng::Rng;
 use crate::time::{Time, serialization_time};
 

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use super::{Element, Verdict};
+use super::element::{Element, Verdict};
 use crate::rng::Rng;
 use crate::time::{Time, duration_to_nanos};
 

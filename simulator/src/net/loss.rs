@@ -10,7 +10,7 @@
 
 use std::{fmt, time::Duration};
 
-use super::{DropReason, Element, Verdict};
+use super::element::{DropReason, Element, Verdict};
 use crate::rng::Rng;
 use crate::time::Time;
 

@@ -26,11 +26,11 @@ use super::bottleneck::{Bottleneck, DEFAULT_OVERHEAD_BYTES};
 use super::codel::CodelParams;
 use super::delay::Delay;
 use super::duplicate::Duplicate;
+use super::element::{DropReason, Element, Verdict};
 use super::jitter::Jitter;
 use super::loss::{GilbertElliott, LossError, RandomLoss};
-use super::{DropReason, Element, Verdict};
 use crate::rng::Rng;
-use crate::time::Time;
+use crate::time::{Time, duration_to_nanos};
 
 /// Random-loss model of a path direction.
 #[derive(Copy, Clone, Debug, PartialEq, Default)]
@@ -103,6 +103,14 @@ impl Default for PathConfig {
     }
 }
 
+/// Bandwidth-delay product in bytes: `rate_bps * rtt / 8`, rounded down,
+/// saturating at `u64::MAX`.
+#[must_use]
+pub fn bdp_bytes(rate_bps: u64, rtt: Duration) -> u64 {
+    let bits = u128::from(rate_bps) * u128::from(duration_to_nanos(rtt));
+    u64::try_from(bits / 8_000_000_000).unwrap_or(u64::MAX)
+}
+
 impl PathConfig {
     /// A `rate_bps` bottleneck with a tail-drop queue of one
     /// bandwidth-delay product and `rtt` of propagation delay, split
@@ -111,7 +119,7 @@ impl PathConfig {
     pub fn tail_drop(rate_bps: u64, rtt: Duration) -> Self {
         Self {
             rate_bps: Some(rate_bps),
-            queue_bytes: super::bdp_bytes(rate_bps, rtt),
+            queue_bytes: bdp_bytes(rate_bps, rtt),
             delay: rtt / 2,
             ..Self::default()
         }
@@ -404,6 +412,25 @@ mod tests {
 
     const GBIT: u64 = 1_000_000_000;
     const SER_1500: u64 = 12_224;
+
+    #[test]
+    fn bdp_exact() {
+        // 1 Gbit/s x 50 ms = 6.25 MB.
+        assert_eq!(
+            bdp_bytes(1_000_000_000, Duration::from_millis(50)),
+            6_250_000
+        );
+        // neqo's bench: 1 Gbit/s x 40 ms = 5 MB.
+        assert_eq!(
+            bdp_bytes(1_000_000_000, Duration::from_millis(40)),
+            5_000_000
+        );
+        // Rounds down: 1 bit/s x 7 s = 0.875 B.
+        assert_eq!(bdp_bytes(1, Duration::from_secs(7)), 0);
+        assert_eq!(bdp_bytes(1, Duration::from_secs(8)), 1);
+        assert_eq!(bdp_bytes(0, Duration::from_secs(1)), 0);
+        assert_eq!(bdp_bytes(u64::MAX, Duration::MAX), u64::MAX);
+    }
 
     #[test]
     fn gigabit_is_a_one_bdp_tail_drop_path() {

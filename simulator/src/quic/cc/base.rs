@@ -3,7 +3,7 @@
 //! ([`CcBase`]), and the [`CongestionControl`] implementation on top of it
 //! that leaves each algorithm only what differs ([`Algorithm`]).
 
-use super::{CcState, CongestionControl, initial_window, minimum_window};
+use super::control::{CcState, CongestionControl, initial_window, minimum_window};
 use crate::{quic::rtt::RttEstimator, time::Time};
 
 /// What an algorithm adds to [`CcBase`]: congestion-avoidance growth, the

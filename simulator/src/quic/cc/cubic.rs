@@ -228,7 +228,10 @@ impl Algorithm for Cubic {
 #[cfg(test)]
 mod tests {
     use super::super::test_util::*;
-    use super::super::{CcAlgorithm, CcState, CongestionControl};
+    use super::super::{
+        algorithm::CcAlgorithm,
+        control::{CcState, CongestionControl},
+    };
     use super::*;
     use std::time::Duration;
 
