@@ -28,9 +28,6 @@ fn path(loss: LossModel, jitter: Duration) -> PathConfig {
 
 /// Three streams of 64 kB messages read by a rate-limited reader: the
 /// reader's timers, message framing and flow control all keep state.
-///
-/// (A stall is not combined with the rate-limited reader here: that
-/// livelocks, see `transport.rs`, `stall_with_rate_limited_reader_terminates`.)
 fn scenario(forward: PathConfig, seed: u64) -> Scenario {
     let workload = Workload {
         kind: WorkloadKind::Messages {

@@ -329,19 +329,13 @@ fn rtt_estimator_with_queueing() {
 /// A rate-limited reader with a stalled stream must keep simulated time
 /// moving: the run ends when the stall is over and everything was read.
 ///
-/// BUG (livelock): once the only readable stream is stalled and the reader
-/// has a chunk of budget, `Connection::next_timeout` returns
-/// `Reader::next_budget_time(now) == Some(now)` (tokens ≥ READ_CHUNK), the
-/// timer fires at `now`, `read()` skips the stalled stream (it stays in
-/// `readable`), and the same timer is armed again at the same instant,
-/// forever: `neqo_fc_sim::run` never returns, whatever `time_limit` says.
-/// It used to hang at t ≈ 300–315 ms (stall start 300 ms): the budget
-/// timer was armed at `now` while the only readable stream was stalled.
-/// It is now armed only when some readable stream is not stalled.
-///
-/// Should that regress, a watchdog thread turns
-/// the hang into a failure after 60 s of wall time (the assertion itself
-/// is on simulated results).
+/// The endpoint arms the reader's budget timer only while some readable
+/// stream is not stalled; a stalled one wakes it at the stall's end. (It
+/// once armed the timer at `now` whenever the reader had budget, so a run
+/// whose only readable stream was stalled fired the same timer at the
+/// same instant forever, at t ≈ 300 ms here.) Should that regress, a
+/// watchdog thread turns the hang into a failure after 60 s of wall time
+/// (the assertions are on simulated results).
 #[test]
 fn stall_with_rate_limited_reader_terminates() {
     let path = PathConfig {
