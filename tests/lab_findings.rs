@@ -11,15 +11,21 @@
 //!   half the link rate) on gbit-50ms: `neqo`'s rule never grows its
 //!   1 MiB window (window / period); `default` grows to what one wake-up
 //!   reads and is ≥ 4× faster, `double` gets there with twice the memory;
-//! - `default` against `neqo` and `double` on every bulk path: goodput ≥
-//!   theirs (a tie within 1 % counts) with no more peak stream window —
-//!   asserted where it holds; the paths where it does not are listed, and
-//!   an ignored test prints every path's numbers.
+//! - `default` against `neqo` and `double` on every bulk path of
+//!   `compare`'s matrix (the same runs and seed medians as its table):
+//!   where it is slower than a peer (beyond a 1 % tie) it is by under 5 %
+//!   and with a smaller peak window; where its window is larger, it is
+//!   faster. Which paths these are is computed from the runs; an ignored
+//!   test prints every path's numbers and fails where the plain claim
+//!   (goodput ≥ theirs with no more window) does not hold.
+
+use std::sync::OnceLock;
 
 use fc_lab::{
-    RunReport, RunSpec, execute,
-    profiles::{self, PROFILES},
-    tuners::TunerSpec,
+    RunReport, RunSpec,
+    compare::{Matrix, median_of_seeds, run_all},
+    execute, profiles,
+    tuners::{TunerChoice, TunerSpec},
     workloads::MatrixWorkload,
 };
 use neqo_fc::Fraction;
@@ -139,140 +145,167 @@ fn update_at_half_beats_update_on_exhaustion_with_fixed_256kib() {
     assert!(ratios.iter().all(|&r| r > 1.2), "{ratios:?}");
 }
 
-/// Relative goodput difference treated as a tie (1 %).
+/// Relative goodput difference treated as a tie (1 %): on link-limited
+/// paths every tuner finishes within a few packets of the others, and
+/// those nanoseconds are not a ranking.
 const TIE: f64 = 0.01;
+
+/// Largest shortfall against a peer the claim tolerates (5 %): the ramp
+/// from our 64 KiB initial stream window on transfers of a few MiB, where
+/// the peers start every stream at 1 MiB.
+const SHORTFALL: f64 = 0.05;
 
 /// `default` against the two auto-tuning peers on one bulk path.
 struct Versus {
-    profile: &'static str,
+    profile: String,
     ours: RunReport,
-    neqo: RunReport,
-    double: RunReport,
+    peers: [RunReport; 2],
 }
 
 impl Versus {
-    fn on(profile: &'static str) -> Self {
-        Self {
-            profile,
-            ours: bulk(profile, TunerSpec::Default),
-            neqo: bulk(profile, TunerSpec::Neqo),
-            double: bulk(profile, TunerSpec::Double),
-        }
+    /// Ours slower than `peer` beyond the tie.
+    fn slower(&self, peer: &RunReport) -> bool {
+        self.ours.goodput_bps < peer.goodput_bps * (1.0 - TIE)
     }
 
-    /// Goodput ≥ each peer's, where a tie within [`TIE`] counts: on
-    /// link-limited paths every tuner finishes within a few packets of the
-    /// others, and those nanoseconds are not a ranking.
-    fn goodput_holds(&self) -> bool {
-        let floor = |peer: &RunReport| peer.goodput_bps * (1.0 - TIE);
-        self.ours.goodput_bps >= floor(&self.neqo) && self.ours.goodput_bps >= floor(&self.double)
+    /// Ours faster than `peer` beyond the tie.
+    fn faster(&self, peer: &RunReport) -> bool {
+        self.ours.goodput_bps > peer.goodput_bps * (1.0 + TIE)
     }
 
-    fn window_holds(&self) -> bool {
-        self.ours.peak_stream_window_bytes <= self.neqo.peak_stream_window_bytes
-            && self.ours.peak_stream_window_bytes <= self.double.peak_stream_window_bytes
+    /// Goodput ≥ each peer's (a tie counts) with no larger peak window.
+    fn holds(&self) -> bool {
+        self.peers.iter().all(|p| {
+            !self.slower(p) && self.ours.peak_stream_window_bytes <= p.peak_stream_window_bytes
+        })
     }
 
     fn line(&self) -> String {
         let g = |r: &RunReport| r.goodput_bps / MBIT;
         let w = |r: &RunReport| r.window_bdp();
+        let [neqo, double] = &self.peers;
         format!(
-            "{:<23} goodput Mbit/s default {:>9.3} neqo {:>9.3} double {:>9.3} | peak window/BDP default {:>6.2} neqo {:>6.2} double {:>6.2} | goodput {} window {}",
+            "{:<23} goodput Mbit/s default {:>9.3} neqo {:>9.3} ({:+.2} %) double {:>9.3} ({:+.2} %) \
+             | peak window/BDP default {:>6.2} neqo {:>6.2} double {:>6.2} | {}",
             self.profile,
             g(&self.ours),
-            g(&self.neqo),
-            g(&self.double),
+            g(neqo),
+            (self.ours.goodput_bps / neqo.goodput_bps - 1.0) * 100.0,
+            g(double),
+            (self.ours.goodput_bps / double.goodput_bps - 1.0) * 100.0,
             w(&self.ours),
-            w(&self.neqo),
-            w(&self.double),
-            if self.goodput_holds() { "ok" } else { "FAILS" },
-            if self.window_holds() { "ok" } else { "FAILS" },
+            w(neqo),
+            w(double),
+            if self.holds() { "holds" } else { "FAILS" },
         )
     }
 }
 
-/// Bulk paths where `default` has goodput ≥ `neqo` and ≥ `double` (within
-/// [`TIE`]) and a peak stream window ≤ theirs (measured; see
-/// [`DEFAULT_FALLS_SHORT`] for the others).
-const DEFAULT_HOLDS: &[&str] = &[
-    "residential-dsl",
-    "residential-cable",
-    "gbit-lan",
-    "gbit-50ms",
-    "bufferbloat",
-];
-
-/// Bulk paths where the claim fails, with the numbers measured when this
-/// list was written (goodput in Mbit/s; peak stream window / BDP):
-///
-/// | path | default | neqo | double | window default / neqo / double | fails on |
-/// |---|---|---|---|---|---|
-/// | satellite | 0.468 | 0.474 | 0.474 | 6.07 / 18.20 / 18.20 | goodput −1.3 % |
-/// | mobile-hsdpa | 5.409 | 5.486 | 5.486 | 4.66 / 13.98 / 13.98 | goodput −1.4 % |
-/// | residential-adsl2+ | 17.37 | 17.76 | 17.76 | 2.80 / 8.39 / 8.39 | goodput −2.2 % |
-/// | high-speed-terrestrial | 868.7 | 885.6 | 885.6 | 2.80 / 8.39 / 8.39 | goodput −1.9 % |
-/// | neqo-bench | 727.2 | 695.8 | 618.0 | 1.31 / 1.24 / 3.36 | window > neqo's (goodput +4.5 %) |
-/// | long-fat | 982.2 | 558.8 | 714.0 | 0.27 / 0.08 / 0.13 | window > both (goodput +38 % / +76 %: their caps bind) |
-/// | lossy | 4.288 | 4.347 | 4.337 | 1.27 / 2.10 / 2.10 | goodput −1.4 % |
-/// | reorder | 80.998 | 81.469 | 83.655 | 1.40 / 2.80 / 5.59 | goodput −3.2 % vs double (was 2.467 / 2.415 / 2.509 before spurious-loss detection) |
-///
-/// The goodput gaps are the ramp from our 64 KiB initial stream window on
-/// transfers of a few MiB (the peers start every stream at 1 MiB, many
-/// BDPs on these paths) and single-seed noise on the random-loss paths.
-/// `cargo test --release --test lab_findings -- --ignored --nocapture`
-/// prints the current numbers for every path.
-const DEFAULT_FALLS_SHORT: &[&str] = &[
-    "satellite",
-    "mobile-hsdpa",
-    "residential-adsl2+",
-    "high-speed-terrestrial",
-    "neqo-bench",
-    "long-fat",
-    "lossy",
-    "reorder",
-];
-
-#[test]
-fn lists_cover_every_profile() {
-    let mut all: Vec<&str> = DEFAULT_HOLDS
-        .iter()
-        .chain(DEFAULT_FALLS_SHORT)
-        .copied()
-        .collect();
-    all.sort_unstable();
-    let mut names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-    names.sort_unstable();
-    assert_eq!(all, names);
+/// `compare --workload bulk --tuner default,neqo,double`: every profile,
+/// the median-goodput run of five seeds where the path is random — the
+/// runs behind the README's bulk table — once per test binary.
+fn bulk_matrix() -> &'static [Versus] {
+    static RUNS: OnceLock<Vec<Versus>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let tuners =
+            [TunerSpec::Default, TunerSpec::Neqo, TunerSpec::Double].map(TunerChoice::from);
+        let mut matrix = Matrix::full();
+        matrix.filter(&[], &[MatrixWorkload::Bulk], &tuners);
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let reports = median_of_seeds(run_all(&matrix.specs(), threads, &|_| {}));
+        let all: Vec<Versus> = reports
+            .chunks(tuners.len())
+            .map(|cell| {
+                let [ours, neqo, double] = cell else {
+                    panic!("one report per tuner: {cell:?}");
+                };
+                for r in cell {
+                    assert!(r.ok() && r.profile == ours.profile, "{r:?}");
+                }
+                Versus {
+                    profile: ours.profile.clone(),
+                    ours: ours.clone(),
+                    peers: [neqo.clone(), double.clone()],
+                }
+            })
+            .collect();
+        for v in &all {
+            eprintln!("{}", v.line());
+        }
+        all
+    })
 }
 
 #[test]
-fn default_matches_or_beats_peers_where_it_holds() {
-    for profile in DEFAULT_HOLDS {
-        let v = Versus::on(profile);
-        eprintln!("{}", v.line());
-        assert!(v.goodput_holds() && v.window_holds(), "{}", v.line());
+fn the_bulk_matrix_covers_every_profile_once() {
+    let names: Vec<&str> = bulk_matrix().iter().map(|v| v.profile.as_str()).collect();
+    let all: Vec<&str> = profiles::PROFILES.iter().map(|p| p.name).collect();
+    assert_eq!(names, all);
+    for v in bulk_matrix() {
+        assert_eq!(
+            (
+                v.ours.tuner.as_str(),
+                v.peers[0].tuner.as_str(),
+                v.peers[1].tuner.as_str()
+            ),
+            ("default", "neqo", "double")
+        );
     }
 }
 
-/// The claim on the paths where it fails today: prints every path's
-/// numbers and fails, so `cargo test --release -- --ignored` shows them.
+/// Where `default` is slower than a peer (beyond the tie), it is by under
+/// [`SHORTFALL`] and with a smaller peak stream window: it never trades
+/// goodput for memory badly, and is never both slower and larger.
 #[test]
-#[ignore = "default falls short of neqo/double on these bulk paths; run with --ignored for the numbers"]
+fn where_default_is_slower_it_is_by_little_and_with_less_window() {
+    let mut slower = Vec::new();
+    for v in bulk_matrix() {
+        for peer in v.peers.iter().filter(|p| v.slower(p)) {
+            slower.push(format!("{} vs {}", v.profile, peer.tuner));
+            assert!(
+                v.ours.goodput_bps >= peer.goodput_bps * (1.0 - SHORTFALL),
+                "{}",
+                v.line()
+            );
+            assert!(
+                v.ours.peak_stream_window_bytes < peer.peak_stream_window_bytes,
+                "{}",
+                v.line()
+            );
+        }
+    }
+    eprintln!("default slower beyond the tie: {slower:?}");
+}
+
+/// Where `default`'s peak stream window is larger than a peer's, the peer
+/// was window-bound (its cap or its rule): `default` is faster there.
+#[test]
+fn where_default_has_the_larger_window_it_is_faster() {
+    let mut larger = Vec::new();
+    for v in bulk_matrix() {
+        for peer in v
+            .peers
+            .iter()
+            .filter(|p| v.ours.peak_stream_window_bytes > p.peak_stream_window_bytes)
+        {
+            larger.push(format!("{} vs {}", v.profile, peer.tuner));
+            assert!(v.faster(peer), "{}", v.line());
+        }
+    }
+    eprintln!("default's window larger: {larger:?}");
+}
+
+/// The plain claim on every path: goodput ≥ both peers' (a tie counts)
+/// with no larger peak window. It does not hold everywhere (see the two
+/// tests above for what holds instead); run with `--ignored --nocapture`
+/// for every path's numbers.
+#[test]
+#[ignore = "default falls short of neqo/double on some bulk paths; run with --ignored for the numbers"]
 fn default_against_peers_everywhere() {
-    let lines: Vec<(bool, String)> = PROFILES
+    let failing: Vec<&str> = bulk_matrix()
         .iter()
-        .map(|p| {
-            let v = Versus::on(p.name);
-            (v.goodput_holds() && v.window_holds(), v.line())
-        })
-        .collect();
-    for (_, line) in &lines {
-        eprintln!("{line}");
-    }
-    let failing: Vec<&str> = lines
-        .iter()
-        .filter(|(ok, _)| !ok)
-        .map(|(_, l)| l.split_whitespace().next().unwrap_or(""))
+        .filter(|v| !v.holds())
+        .map(|v| v.profile.as_str())
         .collect();
     assert!(failing.is_empty(), "falls short on {failing:?}");
 }
