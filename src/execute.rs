@@ -1,7 +1,7 @@
 //! Running one [`RunSpec`] on the simulator: the [`Outcome`] with its
 //! [`RunReport`], or a [`LabError`] — never a panic.
 
-use std::panic;
+use std::{any::Any, panic};
 
 use neqo_fc_sim::scenario::{RunResult, Scenario};
 
@@ -30,11 +30,7 @@ pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
     let scenario = spec.scenario()?;
     let result = panic::catch_unwind(panic::AssertUnwindSafe(|| neqo_fc_sim::run(&scenario)))
         .map_err(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panicked".to_owned());
+            let message = panic_message(&*payload).unwrap_or_else(|| "panicked".to_owned());
             LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
         })?;
     let report = RunReport::new(spec, &scenario, &result);
@@ -43,4 +39,14 @@ pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
         result,
         scenario,
     })
+}
+
+/// The message a caught panic carried (`panic!("…")`, `expect("…")`,
+/// a failed assertion), if it carried text.
+#[must_use]
+pub fn panic_message(payload: &(dyn Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
 }

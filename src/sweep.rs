@@ -25,6 +25,8 @@ use neqo_fc_sim::{
 };
 use serde::Serialize;
 
+use crate::execute::panic_message;
+
 /// Simulated time bound of every run.
 pub const TIME_LIMIT: Duration = Duration::from_secs(300);
 
@@ -325,6 +327,23 @@ pub struct SeedOutcome {
     pub failure: Option<Failure>,
 }
 
+impl SeedOutcome {
+    /// A seed whose run gave no result because `what` went wrong.
+    fn failed(seed: u64, what: String) -> Self {
+        Self {
+            seed,
+            faults: FaultCounts::default(),
+            simulated: Duration::ZERO,
+            events: 0,
+            failure: Some(Failure {
+                seed,
+                what,
+                faults: Faults::from_seed(seed).describe(),
+            }),
+        }
+    }
+}
+
 /// The rules a run must keep, checked in order; the first broken one.
 fn check(f: &Faults, m: &Metrics) -> Option<String> {
     let expected = f.expected_bytes();
@@ -365,22 +384,8 @@ pub fn run_seed(seed: u64) -> SeedOutcome {
             }),
         },
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            SeedOutcome {
-                seed,
-                faults: FaultCounts::default(),
-                simulated: Duration::ZERO,
-                events: 0,
-                failure: Some(Failure {
-                    seed,
-                    what: format!("simulator panicked: {msg}"),
-                    faults: f.describe(),
-                }),
-            }
+            let msg = panic_message(&*panic).unwrap_or_default();
+            SeedOutcome::failed(seed, format!("simulator panicked: {msg}"))
         }
     }
 }
@@ -396,17 +401,7 @@ pub fn run_seeds(seeds: &[u64], threads: usize) -> Vec<SeedOutcome> {
         .into_iter()
         .zip(seeds)
         .map(|(o, &seed)| {
-            o.unwrap_or_else(|| SeedOutcome {
-                seed,
-                faults: FaultCounts::default(),
-                simulated: Duration::ZERO,
-                events: 0,
-                failure: Some(Failure {
-                    seed,
-                    what: "worker thread died".to_owned(),
-                    faults: Faults::from_seed(seed).describe(),
-                }),
-            })
+            o.unwrap_or_else(|| SeedOutcome::failed(seed, "worker thread died".to_owned()))
         })
         .collect()
 }
