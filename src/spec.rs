@@ -1,6 +1,6 @@
 //! One run as a person describes it ([`RunSpec`]: path, workload, tuner,
 //! overrides) and the simulator scenario it stands for.
-//! [`crate::execute`] runs it.
+//! [`crate::execute()`] runs it.
 
 use std::time::Duration;
 

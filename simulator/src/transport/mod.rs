@@ -5,6 +5,19 @@
 //! Not QUIC: no TLS, no handshake, no connection IDs. Everything a window
 //! tuner can observe is real: RTT (with ACK delay), losses, pacing, ACK
 //! frequency, control frames riding first in the next packet.
+//!
+//! - `sim.rs`: [`run`](sim::run), the event loop of two endpoints and two
+//!   paths, and the [`Metrics`](crate::metrics::Metrics) it ends with;
+//! - `connection.rs`: one endpoint — packets in and out, frame dispatch,
+//!   timers — wiring the parts below;
+//! - `send_streams.rs` / `send_stream.rs`: what the sender sends, within
+//!   `neqo-fc`'s send credit; `recv_streams.rs` / `recv_stream.rs`: what
+//!   the receiver buffers, within `neqo-fc`'s receive windows;
+//! - `application.rs` and `reader.rs`: when and how much the client reads;
+//! - `recovery.rs`, `sent.rs`, `ack_state.rs`, `packet.rs`: RFC 9002 loss
+//!   recovery, what each sent packet carried, ACK policy, packets;
+//! - `stats.rs`, `tracer.rs`: what an endpoint measures and records;
+//! - `hostile.rs`: the server carrying out a scripted misbehaviour.
 
 pub mod ack_state;
 pub mod application;

@@ -1,5 +1,6 @@
-//! The client application: how fast it reads, at what granularity, and
-//! which streams stall.
+//! The application's read pacing ([`Reader`]): how much it may read when
+//! (unlimited, at a rate, or on a timer), and which streams stall when.
+//! `application.rs` spends this budget on the streams.
 
 use std::time::Duration;
 
