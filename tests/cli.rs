@@ -7,6 +7,7 @@ use std::{
     process::{Command, Output},
 };
 
+use fc_lab::profiles::PROFILES;
 use serde_json::Value;
 
 fn fc_lab(args: &[&str]) -> Output {
@@ -433,21 +434,8 @@ fn profiles_lists_every_path() {
     let out = fc_lab(&["profiles"]);
     assert!(out.status.success());
     let text = stdout(&out);
-    for name in [
-        "satellite",
-        "residential-dsl",
-        "mobile-hsdpa",
-        "residential-adsl2+",
-        "residential-cable",
-        "gbit-lan",
-        "high-speed-terrestrial",
-        "gbit-50ms",
-        "neqo-bench",
-        "long-fat",
-        "lossy",
-        "bufferbloat",
-        "reorder",
-    ] {
+    // The names themselves are pinned in `profiles.rs`'s tests.
+    for name in PROFILES.iter().map(|p| p.name) {
         assert!(
             text.lines().any(|l| l.starts_with(&format!("{name} "))),
             "{name}"
@@ -455,7 +443,7 @@ fn profiles_lists_every_path() {
     }
     let json: Value = serde_json::from_str(&stdout(&fc_lab(&["profiles", "--json"]))).unwrap();
     let list = json.as_array().unwrap();
-    assert_eq!(list.len(), 13);
+    assert_eq!(list.len(), PROFILES.len());
     let bench = list.iter().find(|p| p["name"] == "neqo-bench").unwrap();
     assert_eq!(bench["queue_bytes"], 500_000);
     assert_eq!(bench["overhead_bytes"], 80);
