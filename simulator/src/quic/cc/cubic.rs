@@ -279,6 +279,11 @@ mod tests {
         now
     }
 
+    /// [`ack_clock`] with acks that are not application limited, unchecked.
+    fn ack_until(cc: &mut Cubic, rtt: &RttEstimator, start: Time, until: Time) -> Time {
+        ack_clock(cc, rtt, start, until, false, |_, _| {})
+    }
+
     #[test]
     fn loss_multiplies_by_beta_and_sets_k() {
         let cc = after_loss(100);
@@ -324,14 +329,7 @@ mod tests {
         let mut cc = after_loss(100);
         let start = ms(1100) + Duration::from_nanos(1);
         let k_ms = ((100.0f64 * 0.3 / C).cbrt() * 1000.0) as u64;
-        ack_clock(
-            &mut cc,
-            &rtt,
-            start,
-            start + Duration::from_millis(k_ms),
-            false,
-            |_, _| {},
-        );
+        ack_until(&mut cc, &rtt, start, start + Duration::from_millis(k_ms));
         let w = cc.cwnd() as f64 / MDS as f64;
         assert!((w - 100.0).abs() <= 0.1, "cwnd at K: {w:.2} segments");
     }
@@ -344,14 +342,7 @@ mod tests {
         let rtt = rtt_of(10);
         let mut cc = after_loss(100);
         let start = ms(1010) + Duration::from_nanos(1);
-        ack_clock(
-            &mut cc,
-            &rtt,
-            start,
-            start + Duration::from_secs(1),
-            false,
-            |_, _| {},
-        );
+        ack_until(&mut cc, &rtt, start, start + Duration::from_secs(1));
         let rounds_to_prior = 30.0 / ALPHA_CUBIC; // 56.7 RTTs
         let expect = 100.0 + (100.0 - rounds_to_prior);
         let got = cc.cwnd() as f64 / MDS as f64;
@@ -368,14 +359,7 @@ mod tests {
         let rtt = rtt_of(100);
         let mut cc = after_loss(100);
         let start = ms(1100) + Duration::from_nanos(1);
-        let t1 = ack_clock(
-            &mut cc,
-            &rtt,
-            start,
-            start + Duration::from_secs(1),
-            false,
-            |_, _| {},
-        );
+        let t1 = ack_until(&mut cc, &rtt, start, start + Duration::from_secs(1));
         let before = cc.cwnd();
         // Three seconds of app-limited acks: no growth at all.
         let t2 = ack_clock(
@@ -392,14 +376,7 @@ mod tests {
         // Back to sending: the epoch moved forward by the app-limited time,
         // so the next ack grows like the one at t1 did (a fraction of a
         // segment), not like W_cubic(t + 3 s).
-        ack_clock(
-            &mut cc,
-            &rtt,
-            t2,
-            t2 + Duration::from_nanos(1),
-            false,
-            |_, _| {},
-        );
+        ack_until(&mut cc, &rtt, t2, t2 + Duration::from_nanos(1));
         assert!(
             cc.cwnd() - before < MDS,
             "grew {} bytes",
@@ -430,14 +407,7 @@ mod tests {
         let mut cc = after_loss(100);
         // Into congestion avoidance for a second: an epoch with W_est.
         let start = ms(1100) + Duration::from_nanos(1);
-        ack_clock(
-            &mut cc,
-            &rtt,
-            start,
-            start + Duration::from_secs(1),
-            false,
-            |_, _| {},
-        );
+        ack_until(&mut cc, &rtt, start, start + Duration::from_secs(1));
         let before = cc.clone();
         let flight = cc.bytes_in_flight();
         // A second event, then proof it was spurious.
