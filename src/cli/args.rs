@@ -469,12 +469,7 @@ pub(super) fn worker_threads(flag: Option<usize>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{cli::clap_error_line, tuners::TunerSpec};
-
-    fn parse(args: &[&str]) -> Result<Cli, String> {
-        Cli::try_parse_from(std::iter::once("fc-lab").chain(args.iter().copied()))
-            .map_err(|e| clap_error_line(&e))
-    }
+    use crate::{cli::parse, tuners::TunerSpec};
 
     fn run_args(args: &[&str]) -> Box<RunArgs> {
         let mut all = vec!["run"];

@@ -127,14 +127,17 @@ where
     }
 }
 
+/// Parses `args` (after the program name) as `main_with_args` does: the
+/// command line, or its one-line error.
+#[cfg(test)]
+fn parse(args: &[&str]) -> Result<Cli, String> {
+    Cli::try_parse_from(std::iter::once("fc-lab").chain(args.iter().copied()))
+        .map_err(|e| clap_error_line(&e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn parse(args: &[&str]) -> Result<Cli, String> {
-        Cli::try_parse_from(std::iter::once("fc-lab").chain(args.iter().copied()))
-            .map_err(|e| clap_error_line(&e))
-    }
 
     #[test]
     fn bad_values_name_the_flag_on_one_line() {
