@@ -1,7 +1,10 @@
 //! Window changes, reported as values so the embedding stack can log them
 //! (qlog, `log`).
 
-use std::{fmt, time::Duration};
+use std::{
+    fmt,
+    time::{Duration, Instant},
+};
 
 use crate::Subject;
 
@@ -52,8 +55,8 @@ pub struct WindowChange {
     pub rtt: Duration,
     /// Time since the previous tuning step (zero where none applies).
     pub elapsed: Duration,
-    /// Caller's clock when the change happened.
-    pub now: Duration,
+    /// The caller's time when the change happened.
+    pub now: Instant,
 }
 
 impl fmt::Display for WindowChange {
