@@ -67,3 +67,18 @@ pub fn fire_timer<T: Tuner>(
         false
     }
 }
+
+/// The latest `Instant` this platform can represent after the epoch (to
+/// within a second): "the end of time" for tests of huge clocks.
+pub fn far_future() -> Instant {
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if base().checked_add(Duration::from_secs(mid)).is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    base() + Duration::from_secs(lo)
+}
