@@ -154,6 +154,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.streams.get(&id).map(|e| e.rx.fc())
     }
 
+    /// Every open stream's controller, by stream id.
+    pub fn streams(&self) -> impl Iterator<Item = &ReceiverFlowControl<StreamId>> {
+        self.streams.values().map(|e| e.rx.fc())
+    }
+
     /// Open streams (including ones closed early and waiting for their
     /// final size).
     pub fn stream_count(&self) -> usize {

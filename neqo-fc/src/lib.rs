@@ -101,6 +101,44 @@
 //! usable on its own (the README's embedding guide has an example and a
 //! table of what to call on each event).
 //!
+//! ## Misuse that does not compile
+//!
+//! Controllers are built only from a validated configuration:
+//!
+//! ```compile_fail
+//! use neqo_fc::{Config, ReceiverFlowControl, StreamId};
+//! let fc = ReceiverFlowControl::new(StreamId(0), &Config::default());
+//! ```
+//!
+//! A stream retires up to an offset, the connection by a count — the
+//! connection has no `retire_to`, a stream no `add_retired`:
+//!
+//! ```compile_fail
+//! use neqo_fc::{Config, Connection, ReceiverFlowControl};
+//! let config = Config::default().validate().unwrap();
+//! let mut conn = ReceiverFlowControl::new(Connection, &config);
+//! conn.retire_to(10);
+//! ```
+//!
+//! An RTT estimate keeps `0 < min ≤ smoothed`; its fields are private:
+//!
+//! ```compile_fail
+//! use std::time::Duration;
+//! let rtt = neqo_fc::Rtt { smoothed: Duration::ZERO, min: Duration::from_secs(1) };
+//! ```
+//!
+//! Only [`Connection`] and [`StreamId`] are flow subjects (a stack converts
+//! its own stream-id type):
+//!
+//! ```compile_fail
+//! #[derive(Clone, Copy, Debug)]
+//! struct MyStreamId(u64);
+//! impl neqo_fc::FlowSubject for MyStreamId {
+//!     fn subject(&self) -> neqo_fc::Subject { neqo_fc::Subject::Connection }
+//!     fn kind(&self) -> neqo_fc::SubjectKind { neqo_fc::SubjectKind::Connection }
+//! }
+//! ```
+//!
 //! ## What the embedding stack ignores
 //!
 //! Late, duplicate or reordered MAX_* frames: pass them to
@@ -142,3 +180,8 @@ pub use sender::SenderFlowControl;
 pub use stream_limits::RemoteStreamLimit;
 pub use subject::{Connection, Direction, FlowSubject, Role, StreamId, Subject, SubjectKind};
 pub use tuner::{ExcessTuner, Fixed, TuneInput, Tuner};
+
+/// The crate README's examples, run as doc-tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
