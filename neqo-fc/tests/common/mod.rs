@@ -71,6 +71,17 @@ pub fn fire_timer<T: Tuner>(
 /// The latest `Instant` this platform can represent after the epoch (to
 /// within a second): "the end of time" for tests of huge clocks.
 pub fn far_future() -> Instant {
+    static END: LazyLock<Instant> = LazyLock::new(find_far_future);
+    *END
+}
+
+/// `d` after the epoch, or [`far_future`] if that is not representable:
+/// a clock that can be pushed as far as `Duration::MAX`.
+pub fn at_saturating(d: Duration) -> Instant {
+    base().checked_add(d).unwrap_or_else(far_future)
+}
+
+fn find_far_future() -> Instant {
     let (mut lo, mut hi) = (0u64, u64::MAX);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
