@@ -61,51 +61,44 @@ impl Budget {
 /// The credit a connection has given its streams, as the budget counts it.
 ///
 /// Invariants (exact `u64` arithmetic, no overflow: at most
-/// [`crate::ConnectionFlow::max_open_streams`] streams are open, each with
-/// credit ≤ `max_stream_window`, and [`crate::Config::validate`] bounds
-/// that product by 2^62 − 1):
+/// [`crate::Config::max_open_streams`] streams are open, each with credit
+/// and initial limit ≤ `max_stream_window`, and [`crate::Config::validate`]
+/// bounds that product by 2^62 − 1):
+/// - `promised = Σ initial limit` over open streams: what the transport
+///   parameters promised them;
 /// - `committed = Σ credit` over open streams;
-/// - `beyond_initial = Σ max(0, credit − initial_stream_window)`: the
-///   credit beyond what the transport parameters promised each stream,
-///   which the growth budget bounds.
+/// - `beyond_initial = Σ max(0, credit − initial limit)`: the credit beyond
+///   the promise, which the growth budget bounds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ledger {
     pub(crate) open: u64,
+    pub(crate) promised: u64,
     pub(crate) committed: u64,
     pub(crate) beyond_initial: u64,
-    initial: u64,
 }
 
 impl Ledger {
-    pub(crate) fn new(initial_stream_window: u64) -> Self {
-        Self {
-            initial: initial_stream_window,
-            ..Self::default()
-        }
-    }
-
-    fn beyond(&self, credit: u64) -> u64 {
-        credit.saturating_sub(self.initial)
-    }
-
-    /// A stream opened with `credit`.
-    pub(crate) fn open(&mut self, credit: u64) {
+    /// A stream opened with credit `credit` (its initial limit, `initial`).
+    pub(crate) fn open(&mut self, credit: u64, initial: u64) {
         self.open += 1;
+        self.promised += initial;
         self.committed += credit;
-        self.beyond_initial += self.beyond(credit);
+        self.beyond_initial += credit.saturating_sub(initial);
     }
 
     /// A stream's credit went from `before` to `after` (a read, a grant).
-    pub(crate) fn change(&mut self, before: u64, after: u64) {
+    pub(crate) fn change(&mut self, before: u64, after: u64, initial: u64) {
         self.committed = self.committed - before + after;
-        self.beyond_initial = self.beyond_initial - self.beyond(before) + self.beyond(after);
+        self.beyond_initial =
+            self.beyond_initial - before.saturating_sub(initial) + after.saturating_sub(initial);
     }
 
     /// A stream holding `credit` closed.
-    pub(crate) fn close(&mut self, credit: u64) {
+    pub(crate) fn close(&mut self, credit: u64, initial: u64) {
         self.open -= 1;
+        self.promised -= initial;
         self.committed -= credit;
-        self.beyond_initial -= self.beyond(credit);
+        self.beyond_initial -= credit.saturating_sub(initial);
     }
 }
 

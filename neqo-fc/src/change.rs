@@ -23,6 +23,8 @@ pub enum ChangeReason {
     Budget,
     /// An idle or slow stream's window returned toward its seed.
     Reclaim,
+    /// The embedding stack (its application) set the window.
+    Application,
 }
 
 impl ChangeReason {
@@ -35,6 +37,7 @@ impl ChangeReason {
             Self::ConnectionFloor => "connection_floor",
             Self::Budget => "budget",
             Self::Reclaim => "reclaim",
+            Self::Application => "application",
         }
     }
 }
@@ -55,8 +58,10 @@ pub struct WindowChange {
     pub rtt: Duration,
     /// Time since the previous tuning step (zero where none applies).
     pub elapsed: Duration,
-    /// The caller's time when the change happened.
-    pub now: Instant,
+    /// The caller's time when the change happened, if the call that made
+    /// it was given one (opening a stream, or a window set by the stack,
+    /// takes no time: stamp those when you drain them).
+    pub now: Option<Instant>,
 }
 
 impl fmt::Display for WindowChange {

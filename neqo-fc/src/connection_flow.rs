@@ -81,7 +81,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     pub fn with_tuner(config: ValidConfig, tuner: T) -> Self {
         Self {
             conn: ReceiverFlowControl::new(Connection, &config),
-            ledger: Ledger::new(config.initial_stream_window),
+            ledger: Ledger::default(),
             largest_window: 0,
             estimate: config.initial_connection_window,
             pass: rebalance::PassState::default(),
@@ -120,23 +120,17 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// The budget in force (`u64::MAX` without a budget): the initial
     /// credit every open stream was promised by the transport parameters
     /// plus the growth budget, a multiple of the connection's estimated
-    /// need. Credit beyond a stream's initial window comes out of the
+    /// need. Credit beyond a stream's initial limit comes out of the
     /// growth budget, so `committed ≤ budget` holds whatever the order of
     /// opens, reads and closes.
     pub fn budget(&self) -> u64 {
-        self.config.budget.map_or(u64::MAX, |b| {
-            b.limit(
-                self.estimate,
-                self.ledger.open,
-                self.config.initial_stream_window,
-            )
-        })
+        self.growth_budget().saturating_add(self.ledger.promised)
     }
 
     fn growth_budget(&self) -> u64 {
         self.config
             .budget
-            .map_or(u64::MAX, |b| b.limit(self.estimate, 0, 0))
+            .map_or(u64::MAX, |b| b.multiple.of(self.estimate).min(b.ceiling))
     }
 
     /// Budget left for extending limits now.
@@ -189,22 +183,45 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// stream itself). Its limit starts at `initial_stream_window` (the
     /// transport parameter the peer knows); its window is seeded from the
     /// connection's estimated need, within the budget — a seed above the
-    /// initial window makes an early MAX_STREAM_DATA due.
+    /// initial window makes an early MAX_STREAM_DATA due. Takes no time:
+    /// the seed's [`WindowChange`] carries none.
     ///
     /// # Errors
     /// [`Error::StreamLimit`] when [`crate::Config::max_open_streams`]
     /// streams are open already (a stack that enforces its MAX_STREAMS
     /// limits never sees it).
-    pub fn open_stream(&mut self, id: StreamId, now: Instant) -> Res<StreamReceiver> {
+    pub fn open_stream(&mut self, id: StreamId) -> Res<StreamReceiver> {
+        self.open_stream_with_limit(id, self.config.initial_stream_window)
+    }
+
+    /// As [`ConnectionFlow::open_stream`], for a stack that advertises a
+    /// different `initial_max_stream_data_*` for this stream's type
+    /// (bidirectional local or remote, unidirectional): its limit starts at
+    /// `initial_limit`.
+    ///
+    /// # Errors
+    /// As [`ConnectionFlow::open_stream`], and
+    /// [`Error::InitialLimitAboveMax`] if `initial_limit` exceeds
+    /// `max_stream_window` (advertise at most that).
+    pub fn open_stream_with_limit(
+        &mut self,
+        id: StreamId,
+        initial_limit: u64,
+    ) -> Res<StreamReceiver> {
         if self.ledger.open >= self.config.max_open_streams() {
             return Err(Error::StreamLimit {
                 id,
                 limit: self.config.max_open_streams(),
             });
         }
-        let mut fc = ReceiverFlowControl::new(id, &self.config);
-        let initial = fc.window();
-        self.ledger.open(fc.credit());
+        if initial_limit > self.config.max_stream_window {
+            return Err(Error::InitialLimitAboveMax {
+                limit: initial_limit,
+                max: self.config.max_stream_window,
+            });
+        }
+        let mut fc = ReceiverFlowControl::with_initial_limit(id, &self.config, initial_limit);
+        self.ledger.open(fc.credit(), initial_limit);
         // Seed from the connection-level estimate: with a budget the
         // connection window also carries floors for credit already given
         // out, which would make every new stream's seed feed the next.
@@ -215,19 +232,23 @@ impl<T: Tuner> ConnectionFlow<T> {
         };
         let seed = self
             .config
-            .seed_window(basis)
-            .min(initial.saturating_add(self.room()));
-        let change = fc.raise_window(seed, ChangeReason::Seed, now);
+            .seed_fraction
+            .map_or(0, |f| f.of(basis))
+            .min(self.config.max_stream_window)
+            .max(initial_limit)
+            .min(initial_limit.saturating_add(self.room()));
+        let change = fc.raise_window(seed, ChangeReason::Seed);
         let seed = fc.window();
         self.push_change(change);
-        self.cover_stream(seed, now);
+        self.cover_stream(seed, None);
         Ok(StreamReceiver {
             fc,
+            initial: initial_limit,
             seed,
             retired_at_mark: 0,
             used_in_period: 0,
             passes: 0,
-            last_active: now,
+            last_active: None,
             busy: false,
             share_since: None,
             discarding: false,
@@ -284,7 +305,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         // Cannot fail: the stream's retired ≤ consumed, and the connection
         // counted every consumed byte.
         self.conn.add_retired(n)?;
-        self.ledger.change(before, s.fc.credit());
+        self.ledger.change(before, s.fc.credit(), s.initial);
         if n > 0 && first_since_pass {
             self.pass.readers_since_pass += 1;
         }
@@ -309,7 +330,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// peer still sends on it — call [`ConnectionFlow::stop_reading`] and
     /// keep it until then ([`crate::ConnectionReceiver`] does).
     pub fn close_stream(&mut self, s: StreamReceiver) {
-        self.ledger.close(s.fc.credit());
+        self.ledger.close(s.fc.credit(), s.initial);
         // Cannot fail: these bytes were consumed at the connection.
         let _ = self.conn.add_retired(s.fc.unretired());
     }
@@ -322,9 +343,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         // Blocked at a limit its share set, and the data bears it out
         // (the peer used that credit): if the others stopped reading since
         // the last pass, the share is stale.
-        self.pass.share_blocked |= honoured
-            && s.share_since.is_some_and(|from| limit >= from)
-            && s.fc.consumed() >= limit;
+        self.pass.share_blocked |=
+            honoured && s.share_since.is_some_and(|from| limit >= from) && s.fc.consumed() >= limit;
         honoured
     }
 
@@ -349,7 +369,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         if !s.fc.update_due() {
             return None;
         }
-        let initial = self.config.initial_stream_window;
+        let initial = s.initial;
         let old = s.fc.limit();
         let credit_before = s.fc.credit();
         let wanted = s.fc.wanted_extension();
@@ -362,7 +382,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         // the connection's need: credit granted cannot be taken back, so
         // if the others stop reading, what they hold must leave room for
         // the ones that go on (growth budget: 3 × need).
-        let share_cap = s.fc.retired().saturating_add(self.stream_share_cap(s.seed));
+        let share_cap =
+            s.fc.retired()
+                .saturating_add(self.stream_share_cap(s.seed, s.initial));
         // A lost frame is re-sent at its old limit even with no room.
         let cap = if room == 0 && s.fc.resend_pending() {
             old
@@ -378,13 +400,12 @@ impl<T: Tuner> ConnectionFlow<T> {
         // step is bounded by the initial window's, so a window raised by
         // rebalancing cannot price its stream out of small extensions.
         let step = (s.fc.update_fraction().of(s.fc.window()).min(initial) / 8).max(1);
-        let starved =
-            room < wanted.min(step) || (room < wanted && !s.recently_active(now, rtt));
+        let starved = room < wanted.min(step) || (room < wanted && !s.recently_active(now, rtt));
         if starved && !s.fc.resend_pending() {
             return None;
         }
         let update = s.fc.send_update_capped(now, rtt, &self.tuner, cap)?;
-        self.ledger.change(credit_before, s.fc.credit());
+        self.ledger.change(credit_before, s.fc.credit(), s.initial);
         s.share_since = if update.limit == share_cap {
             s.share_since.or(Some(update.limit))
         } else {
@@ -394,13 +415,25 @@ impl<T: Tuner> ConnectionFlow<T> {
         // The budget cut the window: report it as it now is.
         let granted = s.fc.credit();
         if granted < s.fc.window() && update.limit == cap {
-            changes[1] = s.fc.set_window(granted, ChangeReason::Budget, now);
+            changes[1] = s.fc.set_window_at(granted, ChangeReason::Budget, Some(now));
         }
         for c in changes {
             self.push_change(c);
         }
-        self.cover_stream(s.fc.window(), now);
+        self.cover_stream(s.fc.window(), Some(now));
         Some(update.limit)
+    }
+
+    /// The stack's application set stream `s`'s window (e.g. neqo's
+    /// `set_stream_max_data`): up or down, at most `max_stream_window`.
+    /// Limits already advertised stay; a larger window makes an update due
+    /// once the update threshold is met. Returns the window in force.
+    pub fn set_stream_window(&mut self, s: &mut StreamReceiver, window: u64) -> u64 {
+        let window = window.clamp(1, self.config.max_stream_window);
+        let change = s.fc.set_window(window, ChangeReason::Application);
+        self.push_change(change);
+        self.cover_stream(window, None);
+        s.fc.window()
     }
 
     /// True when a MAX_DATA is due.

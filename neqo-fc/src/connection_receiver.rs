@@ -89,6 +89,8 @@ pub struct ConnectionReceiver<T = ExcessTuner> {
     remote: [RemoteStreamLimit; 2],
     /// One past the highest index of our own bidirectional streams opened.
     local_next: u64,
+    /// Our own bidirectional streams open now (at most `max_streams_bidi`).
+    local_open: u64,
 }
 
 const fn slot(direction: Direction) -> usize {
@@ -121,6 +123,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             streams: BTreeMap::new(),
             due: VecDeque::new(),
             local_next: 0,
+            local_open: 0,
         }
     }
 
@@ -208,9 +211,10 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// # Errors
     /// [`Error::StreamState`] for a stream the peer initiates, one of our
     /// unidirectional streams, or one of ours already closed;
-    /// [`Error::StreamLimit`] when [`crate::Config::max_open_streams`]
-    /// streams are open.
-    pub fn open_local_stream(&mut self, id: StreamId, now: Instant) -> Res<()> {
+    /// [`Error::StreamLimit`] with `max_streams_bidi` of our own open
+    /// already (the receive sides of our streams are bounded like the
+    /// peer's, so they never take a slot the peer may use).
+    pub fn open_local_stream(&mut self, id: StreamId) -> Res<()> {
         if id.initiator() != self.role || id.direction() != Direction::Bidi {
             return Err(Error::StreamState(id));
         }
@@ -220,13 +224,18 @@ impl<T: Tuner> ConnectionReceiver<T> {
         if id.index() < self.local_next {
             return Err(Error::StreamState(id));
         }
-        self.insert(id, now)?;
+        let limit = self.flow.config().max_streams_bidi;
+        if self.local_open >= limit {
+            return Err(Error::StreamLimit { id, limit });
+        }
+        self.insert(id)?;
         self.local_next = id.index() + 1;
+        self.local_open += 1;
         Ok(())
     }
 
-    fn insert(&mut self, id: StreamId, now: Instant) -> Res<()> {
-        let rx = self.flow.open_stream(id, now)?;
+    fn insert(&mut self, id: StreamId) -> Res<()> {
+        let rx = self.flow.open_stream(id)?;
         self.streams.insert(
             id,
             Entry {
@@ -241,7 +250,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
 
     /// Checks the stream a frame from the peer names, opening the peer's
     /// new streams up to it. Returns true if it is open, false if closed.
-    fn receiving(&mut self, id: StreamId, now: Instant) -> Res<bool> {
+    fn receiving(&mut self, id: StreamId) -> Res<bool> {
         if id.0 > crate::MAX_VARINT {
             return Err(Error::ValueTooLarge(id.0));
         }
@@ -250,10 +259,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 return Err(Error::StreamState(id));
             }
         } else {
+            // Within MAX_STREAMS, at most `max_streams_*` of the peer's
+            // streams of a type are open, and at most `max_streams_bidi` of
+            // ours: opening these always finds room at the connection.
             let new = self.remote[slot(id.direction())].open_through(id)?;
             for index in new {
                 let sid = StreamId::new(self.role.peer(), id.direction(), index);
-                self.insert(sid, now)?;
+                self.insert(sid)?;
             }
         }
         Ok(self.streams.contains_key(&id))
@@ -266,8 +278,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// [`Error::StreamLimit`], [`Error::StreamState`] (see the type's
     /// docs), or as [`ConnectionFlow::on_data`]; the data is not accounted
     /// then (peer streams below a valid `id` stay opened).
-    pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool, now: Instant) -> Res<u64> {
-        if !self.receiving(id, now)? {
+    pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool) -> Res<u64> {
+        if !self.receiving(id)? {
             return Ok(0);
         }
         let Some(e) = self.streams.get_mut(&id) else {
@@ -286,8 +298,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
     ///
     /// # Errors
     /// As [`ConnectionReceiver::on_data`] with FIN.
-    pub fn reset_received(&mut self, id: StreamId, final_size: u64, now: Instant) -> Res<u64> {
-        if !self.receiving(id, now)? {
+    pub fn reset_received(&mut self, id: StreamId, final_size: u64) -> Res<u64> {
+        if !self.receiving(id)? {
             return Ok(0);
         }
         let Some(e) = self.streams.get_mut(&id) else {
@@ -351,7 +363,9 @@ impl<T: Tuner> ConnectionReceiver<T> {
             self.due.retain(|d| *d != id);
         }
         self.flow.close_stream(e.rx);
-        if id.initiator() != self.role {
+        if id.initiator() == self.role {
+            self.local_open -= 1;
+        } else {
             self.remote[slot(id.direction())].on_closed();
         }
     }

@@ -46,6 +46,15 @@ pub enum Error {
     /// not opened, or on one of our own unidirectional (send-only) streams:
     /// STREAM_STATE_ERROR (0x05).
     StreamState(StreamId),
+    /// The embedding stack opened a stream with an initial limit above the
+    /// configured `max_stream_window`: a local configuration error,
+    /// INTERNAL_ERROR (0x01).
+    InitialLimitAboveMax {
+        /// The initial limit asked for.
+        limit: u64,
+        /// `max_stream_window`.
+        max: u64,
+    },
     /// The embedding stack tried to retire bytes that were never received:
     /// a local bug, reported as INTERNAL_ERROR (0x01) rather than a panic.
     RetiredBeyondReceived {
@@ -66,7 +75,7 @@ impl Error {
             Self::ValueTooLarge(_) => 0x07,
             Self::StreamLimit { .. } => 0x04,
             Self::StreamState(_) => 0x05,
-            Self::RetiredBeyondReceived { .. } => 0x01,
+            Self::RetiredBeyondReceived { .. } | Self::InitialLimitAboveMax { .. } => 0x01,
         }
     }
 }
@@ -88,6 +97,10 @@ impl fmt::Display for Error {
                 write!(f, "STREAM_LIMIT_ERROR: {id} is beyond the limit of {limit}")
             }
             Self::StreamState(id) => write!(f, "STREAM_STATE_ERROR: {id} cannot receive"),
+            Self::InitialLimitAboveMax { limit, max } => write!(
+                f,
+                "INTERNAL_ERROR: initial stream limit {limit} above max_stream_window {max}"
+            ),
             Self::RetiredBeyondReceived { retired, received } => write!(
                 f,
                 "INTERNAL_ERROR: retiring {retired} but only {received} received"

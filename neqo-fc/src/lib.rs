@@ -53,7 +53,7 @@
 //!
 //! // A STREAM frame for bytes [0, 60_000) arrives (within the 64 KiB
 //! // initial_max_stream_data), and the application reads it.
-//! rx.on_data(id, 60_000, false, start)?;
+//! rx.on_data(id, 60_000, false)?;
 //! rx.retire_to(id, 60_000)?;
 //!
 //! // Building a packet: MAX_* frames first.
@@ -83,7 +83,7 @@
 //! }
 //!
 //! // Data past the advertised limit is FLOW_CONTROL_ERROR (0x03).
-//! let err = rx.on_data(id, again.limit() + 1, false, now).unwrap_err();
+//! let err = rx.on_data(id, again.limit() + 1, false).unwrap_err();
 //! assert_eq!(err.code(), 0x03);
 //!
 //! // Sender side: credit from the peer's MAX_DATA.

@@ -10,8 +10,8 @@ mod update;
 use std::time::{Duration, Instant};
 
 use crate::{
-    ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res, StreamId,
-    SubjectKind, ValidConfig, WindowChange,
+    ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res, StreamId, SubjectKind,
+    ValidConfig, WindowChange,
 };
 
 pub use update::Update;
@@ -66,13 +66,25 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// `max_stream_window` / `max_connection_window`.
     #[must_use]
     pub fn new(subject: S, config: &ValidConfig) -> Self {
-        let (initial, max_window) = match subject.kind() {
-            SubjectKind::Stream => (config.initial_stream_window, config.max_stream_window),
-            SubjectKind::Connection => (
-                config.initial_connection_window,
-                config.max_connection_window,
-            ),
+        let initial = match subject.kind() {
+            SubjectKind::Stream => config.initial_stream_window,
+            SubjectKind::Connection => config.initial_connection_window,
         };
+        Self::with_initial_limit(subject, config, initial)
+    }
+
+    /// As [`ReceiverFlowControl::new`] with the advertised limit and the
+    /// window starting at `initial` instead of the configured initial
+    /// window (for a stack that advertises different
+    /// `initial_max_stream_data_*` per stream type). Clamped to the cap
+    /// for the subject's kind.
+    #[must_use]
+    pub fn with_initial_limit(subject: S, config: &ValidConfig, initial: u64) -> Self {
+        let max_window = match subject.kind() {
+            SubjectKind::Stream => config.max_stream_window,
+            SubjectKind::Connection => config.max_connection_window,
+        };
+        let initial = initial.min(max_window);
         Self {
             subject,
             max_active: initial,
@@ -150,7 +162,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         &mut self,
         new: u64,
         reason: ChangeReason,
-        now: Instant,
+        now: Option<Instant>,
         rtt: Duration,
         elapsed: Duration,
     ) -> Option<WindowChange> {
@@ -174,11 +186,15 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// Raises the window to at least `window` (never lowers it; at most
     /// 2^62 − 1), e.g. for the connection floor or a stream seed. Returns
     /// the change, if any.
-    pub fn raise_window(
+    pub fn raise_window(&mut self, window: u64, reason: ChangeReason) -> Option<WindowChange> {
+        self.raise_window_at(window, reason, None)
+    }
+
+    pub(crate) fn raise_window_at(
         &mut self,
         window: u64,
         reason: ChangeReason,
-        now: Instant,
+        now: Option<Instant>,
     ) -> Option<WindowChange> {
         let new = window.min(MAX_VARINT).max(self.max_active);
         self.change_window(new, reason, now, Duration::ZERO, Duration::ZERO)
@@ -187,11 +203,15 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// Sets the window to `window`, up or down (for memory budgets). A
     /// smaller window never lowers the advertised limit: it only delays the
     /// next extension (RFC 9000 forbids reneging on a limit).
-    pub fn set_window(
+    pub fn set_window(&mut self, window: u64, reason: ChangeReason) -> Option<WindowChange> {
+        self.set_window_at(window, reason, None)
+    }
+
+    pub(crate) fn set_window_at(
         &mut self,
         window: u64,
         reason: ChangeReason,
-        now: Instant,
+        now: Option<Instant>,
     ) -> Option<WindowChange> {
         self.change_window(
             window.min(MAX_VARINT),
@@ -258,13 +278,8 @@ impl ReceiverFlowControl<Connection> {
         &mut self,
         stream_window: u64,
         floor: Fraction,
-        now: Instant,
     ) -> Option<WindowChange> {
-        self.raise_window(
-            floor.of_ceil(stream_window),
-            ChangeReason::ConnectionFloor,
-            now,
-        )
+        self.raise_window(floor.of_ceil(stream_window), ChangeReason::ConnectionFloor)
     }
 }
 

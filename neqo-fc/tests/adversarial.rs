@@ -428,7 +428,7 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                 let closed = seen.contains(&id) && rx.stream(id).is_none();
                 let stream_before = rx.stream(id).map(snap);
                 let conn_before = snap_conn(rx.connection());
-                let result = rx.on_data(id, end, fin, t);
+                let result = rx.on_data(id, end, fin);
                 match result {
                     Ok(n) => {
                         let old = stream_before.map_or(0, |s| s.2);
@@ -478,7 +478,8 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                                 prop_assert_eq!(got, id);
                                 prop_assert_eq!(id.initiator(), role);
                             }
-                            Error::RetiredBeyondReceived { .. } => {
+                            Error::RetiredBeyondReceived { .. }
+                            | Error::InitialLimitAboveMax { .. } => {
                                 prop_assert!(false, "on_data returned {:?}", e);
                             }
                         }
@@ -495,7 +496,7 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
             }
             Op::Reset { s, size } => {
                 let id = ids.get(s);
-                match rx.reset_received(id, size, t) {
+                match rx.reset_received(id, size) {
                     Ok(_) => {
                         // The stream is closed and forgotten (even one not
                         // seen before: it opens and closes at once).
@@ -526,7 +527,7 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::OpenLocal => {
                 let id = ids.get(Ids::OWN_BIDI);
                 let was_closed = seen.contains(&id) && rx.stream(id).is_none();
-                match rx.open_local_stream(id, t) {
+                match rx.open_local_stream(id) {
                     Ok(()) => prop_assert!(rx.stream(id).is_some()),
                     Err(e) => {
                         // Closed for good, or every stream slot taken.
@@ -754,7 +755,7 @@ proptest! {
             max_stream_window: MAX_VARINT,
             ..*one_stream(initial)
         }.validate().unwrap());
-        let _ = fc.set_window(window, neqo_fc::ChangeReason::Seed, at_saturating(Duration::ZERO));
+        let _ = fc.set_window(window, neqo_fc::ChangeReason::Seed);
         let mut last_limit = fc.limit();
         for (v, now, rtt, kind) in steps {
             // Times in any order, up to the end of time.
@@ -769,7 +770,7 @@ proptest! {
                     }
                 }
                 3 => { fc.update_lost(v); fc.update_acked(v / 2); }
-                _ => { let _ = fc.raise_window(v, neqo_fc::ChangeReason::Seed, now); }
+                _ => { let _ = fc.raise_window(v, neqo_fc::ChangeReason::Seed); }
             }
             prop_assert!(fc.retired() <= fc.consumed());
             prop_assert!(fc.consumed() <= fc.limit());
@@ -792,24 +793,23 @@ fn server(config: Config) -> ConnectionReceiver<ExcessTuner> {
 #[test]
 fn final_size_changes_are_errors() {
     let mut rx = server(Config::default());
-    let t = common::at(0);
     let id = client_bidi(0);
-    assert_eq!(rx.on_data(id, 100, false, t), Ok(100));
+    assert_eq!(rx.on_data(id, 100, false), Ok(100));
     // FIN below data already received.
     assert_eq!(
-        rx.on_data(id, 99, true, t),
+        rx.on_data(id, 99, true),
         Err(Error::FinalSize {
             known: 100,
             received: 99
         })
     );
-    assert_eq!(rx.on_data(id, 1000, true, t), Ok(900));
+    assert_eq!(rx.on_data(id, 1000, true), Ok(900));
     // Repeated identical final size: fine, nothing new.
-    assert_eq!(rx.on_data(id, 1000, true, t), Ok(0));
-    assert_eq!(rx.on_data(id, 1000, false, t), Ok(0));
+    assert_eq!(rx.on_data(id, 1000, true), Ok(0));
+    assert_eq!(rx.on_data(id, 1000, false), Ok(0));
     let before = snap_all(&rx, &[id]);
     for (end, fin) in [(999, true), (1001, true), (1001, false), (0, true)] {
-        let e = rx.on_data(id, end, fin, t).unwrap_err();
+        let e = rx.on_data(id, end, fin).unwrap_err();
         assert_eq!(
             e,
             Error::FinalSize {
@@ -820,7 +820,7 @@ fn final_size_changes_are_errors() {
         assert_eq!(e.code(), 0x06);
         assert_eq!(snap_all(&rx, &[id]), before);
         // A RESET_STREAM with another final size: the same error.
-        let e = rx.reset_received(id, end, t).unwrap_err();
+        let e = rx.reset_received(id, end).unwrap_err();
         assert_eq!(e.code(), 0x06);
         assert_eq!(snap_all(&rx, &[id]), before);
     }
@@ -829,7 +829,7 @@ fn final_size_changes_are_errors() {
     let limit = Config::default().initial_stream_window;
     let consumed = rx.connection().consumed();
     assert_eq!(
-        rx.on_data(id2, limit + 1, true, t),
+        rx.on_data(id2, limit + 1, true),
         Err(Error::FlowControl {
             received: limit + 1,
             limit
@@ -841,7 +841,7 @@ fn final_size_changes_are_errors() {
     let s = rx.stream(id2).expect("a valid id opens its stream");
     assert_eq!((s.consumed(), s.final_size()), (0, None));
     assert_eq!(rx.connection().consumed(), consumed);
-    assert_eq!(rx.on_data(id2, limit, true, t), Ok(limit));
+    assert_eq!(rx.on_data(id2, limit, true), Ok(limit));
 }
 
 #[test]
@@ -851,8 +851,8 @@ fn frames_for_closed_streams_are_ignored() {
     let rtt = Rtt::from_sample(Duration::from_millis(20));
     let (a, b) = (client_bidi(0), client_bidi(1));
     // a is read to its end (FIN), so closing it forgets it.
-    rx.on_data(a, 40_000, true, now).unwrap();
-    rx.on_data(b, 50_000, false, now).unwrap();
+    rx.on_data(a, 40_000, true).unwrap();
+    rx.on_data(b, 50_000, false).unwrap();
     rx.retire_to(a, 40_000).unwrap();
     rx.retire_to(b, 30_000).unwrap();
     while rx.next_update(now, rtt).is_some() {}
@@ -875,9 +875,9 @@ fn frames_for_closed_streams_are_ignored() {
         assert!(!rx.stream_data_blocked_received(a, limit));
         assert_eq!(rx.retire_to(a, limit), Ok(0));
         // Data, a FIN or a reset for it: ignored, nothing reopens it.
-        assert_eq!(rx.on_data(a, limit.min(MAX_VARINT), false, now), Ok(0));
-        assert_eq!(rx.on_data(a, 40_000, true, now), Ok(0));
-        assert_eq!(rx.reset_received(a, limit.min(MAX_VARINT), now), Ok(0));
+        assert_eq!(rx.on_data(a, limit.min(MAX_VARINT), false), Ok(0));
+        assert_eq!(rx.on_data(a, 40_000, true), Ok(0));
+        assert_eq!(rx.reset_received(a, limit.min(MAX_VARINT)), Ok(0));
         rx.close_stream(a);
         assert_eq!(snap_all(&rx, &[a, b]), before, "limit {limit}");
     }
@@ -892,7 +892,7 @@ fn frames_for_closed_streams_are_ignored() {
     rx.update_acked(frame);
     assert!(!rx.stream_data_blocked_received(ghost, 7));
     rx.close_stream(ghost);
-    assert_eq!(rx.on_data(ghost, 7, false, now).unwrap_err().code(), 0x04);
+    assert_eq!(rx.on_data(ghost, 7, false).unwrap_err().code(), 0x04);
     assert_eq!(snap_all(&rx, &[a, b, ghost]).0, before.0);
     assert_eq!(snap_all(&rx, &[a, b]), before);
     // Nothing is due for the closed stream (MAX_STREAMS is: it closed).
@@ -992,10 +992,10 @@ fn edges_at_2_62_and_u64_max() {
         for now in [Duration::ZERO, Duration::from_secs(7200), Duration::MAX] {
             let now = at_saturating(now);
             assert_eq!(
-                rx.on_data(id, u64::MAX, false, now),
+                rx.on_data(id, u64::MAX, false),
                 Err(Error::ValueTooLarge(u64::MAX))
             );
-            let _ = rx.on_data(id, MAX_VARINT, false, now);
+            let _ = rx.on_data(id, MAX_VARINT, false);
             let _ = rx.retire_to(id, MAX_VARINT);
             for rtt in [Duration::ZERO, Duration::MAX] {
                 let rtt = Rtt::from_sample(rtt);
@@ -1017,12 +1017,7 @@ fn edges_at_2_62_and_u64_max() {
         assert_eq!(rx.connection().consumed(), MAX_VARINT);
         // The second unidirectional stream is beyond MAX_STREAMS.
         let next = StreamId::new(Role::Client, Direction::Uni, 1);
-        assert_eq!(
-            rx.on_data(next, 1, false, common::at(0))
-                .unwrap_err()
-                .code(),
-            0x04
-        );
+        assert_eq!(rx.on_data(next, 1, false).unwrap_err().code(), 0x04);
     }
 }
 
@@ -1043,11 +1038,10 @@ fn blocked_flood_grows_nothing() {
         let id = client_bidi(0);
         let mut now = common::at(0);
         // The sender fills the stream's limit; the reader reads nothing.
-        rx.on_data(id, config.initial_stream_window, false, now)
-            .unwrap();
+        rx.on_data(id, config.initial_stream_window, false).unwrap();
         common::drive(&mut rx, now, rtt);
         let filled = rx.stream(id).unwrap().limit();
-        rx.on_data(id, filled, false, now).unwrap();
+        rx.on_data(id, filled, false).unwrap();
         common::drive(&mut rx, now, rtt);
         let _ = rx.drain_changes().count();
         let before = snap_all(&rx, &[id]);
@@ -1095,38 +1089,32 @@ fn blocked_flood_grows_nothing() {
     assert_eq!(snap(&fc), before);
 }
 
-/// Suspected library bug (reported with the test port; the library is
-/// not changed here). `Config::max_open_streams()` (2 × bidi + uni) counts
-/// as many bidirectional streams of our own as the peer may open, but
-/// `open_local_stream` does not stop there: our own streams (limited by the
-/// *peer's* MAX_STREAMS, which can be larger) use up the slots, and then a
-/// stream the peer may open by our MAX_STREAMS is refused with
-/// STREAM_LIMIT_ERROR — we would close the connection for a legal frame.
-/// Worse, the refused stream (and every lower-numbered one of its type)
-/// is left marked as opened but never inserted, so later frames on it are
-/// treated as frames for a closed stream: dropped with `Ok(0)`, data past
-/// any limit included, never counted against the connection limit.
-///
-/// Right behaviour: the peer's stream is accepted (or, if our own streams
-/// are to be bounded, `open_local_stream` refuses ours instead); and a
-/// frame that fails never leaves a stream id half-opened.
+/// `Config::max_open_streams()` (2 × bidi + uni) bounds the receive sides
+/// a connection holds: the peer's streams by our MAX_STREAMS, our own
+/// bidirectional ones by `max_streams_bidi` (`open_local_stream` refuses
+/// more). So our own streams never take a slot the peer may use, and a
+/// legal frame from the peer always opens its stream (found by the test
+/// port: our streams used to use up the slots, and the refused peer stream
+/// was left half-open, its data dropped uncounted).
 #[test]
-#[ignore = "suspected library bug: our own streams take the peer's stream slots"]
 fn local_streams_never_cost_the_peer_a_stream_it_may_open() {
-    let now = common::at(0);
     // Default limits: the server may open 100 + 100 streams toward us; it
     // let us open 300 bidirectional streams of our own.
     let mut rx = receiver(Role::Client, Config::default());
-    for k in 0..300 {
-        let _ = rx.open_local_stream(StreamId::new(Role::Client, Direction::Bidi, k), now);
-    }
+    let opened = (0..300)
+        .filter(|&k| {
+            rx.open_local_stream(StreamId::new(Role::Client, Direction::Bidi, k))
+                .is_ok()
+        })
+        .count();
+    assert_eq!(opened, 100, "max_streams_bidi of our own");
     // The server's first unidirectional stream, within MAX_STREAMS (100).
     let peer = StreamId::new(Role::Server, Direction::Uni, 0);
     assert!(peer.index() < rx.max_streams(Direction::Uni));
-    let first = rx.on_data(peer, 10, false, now);
+    let first = rx.on_data(peer, 10, false);
     // Whatever the first frame got, the stream is not half-open: data past
     // its limit is FLOW_CONTROL_ERROR, not silently dropped.
-    let past = rx.on_data(peer, 1 << 40, false, now);
+    let past = rx.on_data(peer, 1 << 40, false);
     assert_eq!(
         past.map_err(|e| e.code()),
         Err(0x03),

@@ -64,7 +64,9 @@ fn a_now_that_goes_backwards_does_not_grow_the_window() {
     let t0 = at(100);
     let mut fc = after_one_window(t0);
     let before = fc.window();
-    let u = fc.send_update(at(40), rtt(50), &ExcessTuner::DEFAULT).unwrap();
+    let u = fc
+        .send_update(at(40), rtt(50), &ExcessTuner::DEFAULT)
+        .unwrap();
     assert_eq!(u.change, None);
     assert_eq!(fc.window(), before);
 }
@@ -96,7 +98,9 @@ fn an_interval_that_cannot_be_judged_carries_over() {
     fc.on_data(end, false).unwrap();
     fc.retire_to(end - 1).unwrap();
     let delivered = fc.retired() - w / 2;
-    let u = fc.send_update(at(60), rtt(50), &ExcessTuner::DEFAULT).unwrap();
+    let u = fc
+        .send_update(at(60), rtt(50), &ExcessTuner::DEFAULT)
+        .unwrap();
     let change = u.change.expect("grew");
     assert_eq!(change.elapsed, Duration::from_millis(60));
     assert_eq!(change.reason, ChangeReason::AutoTune);
@@ -113,11 +117,14 @@ fn the_connection_controller_follows_the_same_rule() {
     let w = c.window();
     c.consume(w / 2).unwrap();
     c.add_retired(w / 2).unwrap();
-    c.send_update(at(0), rtt(20), &ExcessTuner::DEFAULT).unwrap();
+    c.send_update(at(0), rtt(20), &ExcessTuner::DEFAULT)
+        .unwrap();
     let more = c.limit() - c.consumed();
     c.consume(more).unwrap();
     c.add_retired(more).unwrap();
-    let u = c.send_update(at(0), rtt(20), &ExcessTuner::DEFAULT).unwrap();
+    let u = c
+        .send_update(at(0), rtt(20), &ExcessTuner::DEFAULT)
+        .unwrap();
     assert_eq!(u.change, None);
     assert_eq!(c.window(), w);
 }

@@ -167,7 +167,7 @@ fn simulate(path: Path) -> Outcome {
             if w >= cap && out.reached_cap_ns.is_none() {
                 out.reached_cap_ns = Some(now);
             }
-            conn.cover_stream_window(w, config.connection_floor, at);
+            conn.cover_stream_window(w, config.connection_floor);
             if let Some(u) = conn.send_update(at, rtt, &tuner) {
                 updates.push_back((now + one_way, Frame::MaxData(u.limit)));
             }

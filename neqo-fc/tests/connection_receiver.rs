@@ -33,8 +33,8 @@ fn sid(k: u64) -> StreamId {
 }
 
 /// The peer's first frame for `id` opens it: a STREAM frame with no data.
-fn open(rx: &mut ConnectionReceiver<ExcessTuner>, id: StreamId, now: std::time::Instant) {
-    assert_eq!(rx.on_data(id, 0, false, now), Ok(0));
+fn open(rx: &mut ConnectionReceiver<ExcessTuner>, id: StreamId, _now: std::time::Instant) {
+    assert_eq!(rx.on_data(id, 0, false), Ok(0));
 }
 
 /// The peer reports *_BLOCKED for `id` (`None`: the connection) at the
@@ -150,7 +150,7 @@ fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     assert_eq!(seen[0].subject, Subject::Stream(sid(0)));
     assert_eq!((seen[0].old, seen[0].new), (INITIAL, SEED));
     assert_eq!(seen[0].reason, ChangeReason::Seed);
-    assert_eq!(seen[0].now, at(5));
+    assert_eq!(seen[0].now, None, "opening a stream takes no time");
     // The larger seed makes an early MAX_STREAM_DATA due.
     assert!(rx.update_pending());
     let sent = updates(&mut rx, at(5), rtt(50));
@@ -195,7 +195,7 @@ fn seed_follows_the_grown_estimate() {
     let id = sid(0);
     open(&mut rx, id, at(0));
     assert_eq!(updates(&mut rx, at(0), rtt(50)).len(), 1);
-    rx.on_data(id, SEED, false, at(10)).unwrap();
+    rx.on_data(id, SEED, false).unwrap();
     rx.retire_to(id, SEED).unwrap();
     updates(&mut rx, at(10), rtt(50));
     // One window read in 10 ms of a 50 ms RTT: effective = ¾ × 15/16 ×
@@ -326,7 +326,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         ..Config::default()
     });
     open(&mut rx, sid(0), at(0));
-    rx.on_data(sid(1), 100, false, at(0)).unwrap();
+    rx.on_data(sid(1), 100, false).unwrap();
     changes(&mut rx);
     let before = (
         rx.stream_count(),
@@ -336,7 +336,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         rx.connection().consumed(),
         rx.update_pending(),
     );
-    let e = rx.on_data(sid(2), 0, false, at(1)).unwrap_err();
+    let e = rx.on_data(sid(2), 0, false).unwrap_err();
     assert_eq!(
         e,
         Error::StreamLimit {
@@ -345,9 +345,9 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         }
     );
     assert_eq!(e.code(), 0x04);
-    let e = rx.on_data(sid(2), 10, true, at(1)).unwrap_err();
+    let e = rx.on_data(sid(2), 10, true).unwrap_err();
     assert_eq!(e.code(), 0x04);
-    let e = rx.reset_received(sid(7), 10, at(1)).unwrap_err();
+    let e = rx.reset_received(sid(7), 10).unwrap_err();
     assert_eq!(
         e,
         Error::StreamLimit {
@@ -369,10 +369,10 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     assert_eq!(rx.max_streams(Direction::Bidi), 2);
     // Data on a stream that is open still works; closing one (its final
     // size known) makes room once MAX_STREAMS raises the limit to 3.
-    rx.on_data(sid(0), 5, true, at(1)).unwrap();
+    rx.on_data(sid(0), 5, true).unwrap();
     rx.close_stream(sid(0));
     assert_eq!(rx.stream_count(), 1);
-    assert!(rx.on_data(sid(2), 0, false, at(2)).is_err(), "not sent yet");
+    assert!(rx.on_data(sid(2), 0, false).is_err(), "not sent yet");
     let sent = updates(&mut rx, at(2), rtt(50));
     assert!(
         sent.contains(&UpdateFrame::MaxStreams {
@@ -392,10 +392,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     });
     open(&mut rx, sid(199), at(0));
     assert_eq!(rx.stream_count(), 200);
-    assert_eq!(
-        rx.on_data(sid(200), 0, false, at(0)).unwrap_err().code(),
-        0x04
-    );
+    assert_eq!(rx.on_data(sid(200), 0, false).unwrap_err().code(), 0x04);
     assert_eq!(rx.stream_count(), 200);
 }
 
@@ -418,9 +415,9 @@ fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
 fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     let mut rx = receiver(Config::default());
     let id = sid(0);
-    assert_eq!(rx.on_data(id, INITIAL, false, at(0)), Ok(INITIAL));
+    assert_eq!(rx.on_data(id, INITIAL, false), Ok(INITIAL));
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, INITIAL + 1, false, at(1)).unwrap_err();
+    let e = rx.on_data(id, INITIAL + 1, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -431,7 +428,7 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     // A FIN past the limit: the same error, no final size recorded.
-    let e = rx.on_data(id, INITIAL + 1, true, at(1)).unwrap_err();
+    let e = rx.on_data(id, INITIAL + 1, true).unwrap_err();
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.stream(id).unwrap().final_size(), None);
@@ -442,21 +439,21 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
 fn final_size_errors_change_nothing() {
     let mut rx = receiver(Config::default());
     let id = sid(0);
-    assert_eq!(rx.on_data(id, 1000, true, at(0)), Ok(1000));
+    assert_eq!(rx.on_data(id, 1000, true), Ok(1000));
     let before = snapshot(&rx, id);
     for (end, fin) in [(1001, false), (999, true), (1001, true)] {
-        let e = rx.on_data(id, end, fin, at(1)).unwrap_err();
+        let e = rx.on_data(id, end, fin).unwrap_err();
         assert_eq!(e.code(), 0x06, "{end} {fin}: {e}");
         assert_eq!(snapshot(&rx, id), before);
     }
     // Data within, and the same FIN again, are fine.
-    assert_eq!(rx.on_data(id, 1000, true, at(1)), Ok(0));
-    assert_eq!(rx.on_data(id, 500, false, at(1)), Ok(0));
+    assert_eq!(rx.on_data(id, 1000, true), Ok(0));
+    assert_eq!(rx.on_data(id, 500, false), Ok(0));
     // A FIN below data already received.
     let id = sid(1);
-    rx.on_data(id, 5000, false, at(0)).unwrap();
+    rx.on_data(id, 5000, false).unwrap();
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, 4999, true, at(1)).unwrap_err();
+    let e = rx.on_data(id, 4999, true).unwrap_err();
     assert_eq!(
         e,
         Error::FinalSize {
@@ -476,12 +473,12 @@ fn data_past_the_connection_limit_changes_nothing() {
         open(&mut rx, sid(i), at(0));
     }
     for i in 0..8 {
-        rx.on_data(sid(i), INITIAL, false, at(0)).unwrap();
+        rx.on_data(sid(i), INITIAL, false).unwrap();
     }
     assert_eq!(rx.connection().consumed(), rx.connection().limit());
     let id = sid(8);
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, 1, false, at(1)).unwrap_err();
+    let e = rx.on_data(id, 1, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -503,7 +500,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     let mut rx = receiver(Config::default());
     let mut twin = receiver(Config::default());
     open(&mut twin, sid(9), at(0));
-    let e = rx.on_data(sid(9), INITIAL + 1, false, at(0)).unwrap_err();
+    let e = rx.on_data(sid(9), INITIAL + 1, false).unwrap_err();
     assert_eq!(e.code(), 0x03);
     assert_eq!(rx.stream_count(), 10);
     assert_eq!(rx.committed(), 10 * INITIAL);
@@ -514,7 +511,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
         assert_eq!(snapshot(&rx, sid(i)), snapshot(&twin, sid(i)));
     }
     // The next valid frame is accounted as on any open stream.
-    assert_eq!(rx.on_data(sid(9), INITIAL, false, at(1)), Ok(INITIAL));
+    assert_eq!(rx.on_data(sid(9), INITIAL, false), Ok(INITIAL));
     assert_eq!(rx.stream_count(), 10);
     assert_eq!(rx.connection().consumed(), INITIAL);
 }
@@ -531,7 +528,7 @@ fn failed_data_on_a_new_stream_accounts_nothing_at_the_connection() {
         ..Config::default()
     };
     let mut rx = receiver(config);
-    let e = rx.on_data(sid(0), 1_001, false, at(0)).unwrap_err();
+    let e = rx.on_data(sid(0), 1_001, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -571,9 +568,9 @@ const MAX_STREAMS_BIDI_101: UpdateFrame = UpdateFrame::MaxStreams {
 #[test]
 fn close_stream_releases_unread_bytes_and_its_credit() {
     let mut rx = receiver(Config::default());
-    rx.on_data(sid(0), 10_000, true, at(0)).unwrap();
+    rx.on_data(sid(0), 10_000, true).unwrap();
     rx.retire_to(sid(0), 4_000).unwrap();
-    rx.on_data(sid(1), 3_000, false, at(0)).unwrap();
+    rx.on_data(sid(1), 3_000, false).unwrap();
     assert_eq!(rx.committed(), 2 * INITIAL - 4_000);
     assert_eq!(rx.buffered(), 9_000);
     // The promised part counts the open streams: 2 × 64 KiB, plus the
@@ -609,12 +606,12 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     assert_eq!((rx.connection().retired(), rx.buffered()), (13_000, 0));
     assert_eq!(rx.committed(), SEED - 3_000);
     // Data still arriving is counted against the limits and released.
-    rx.on_data(sid(1), 5_000, false, at(2)).unwrap();
+    rx.on_data(sid(1), 5_000, false).unwrap();
     assert_eq!(rx.buffered(), 0);
     assert_eq!(rx.connection().consumed(), 15_000);
     assert_eq!(rx.committed(), SEED - 5_000);
     // The final size arrives: the stream is forgotten.
-    assert_eq!(rx.on_data(sid(1), 6_000, true, at(3)), Ok(1_000));
+    assert_eq!(rx.on_data(sid(1), 6_000, true), Ok(1_000));
     assert!(rx.stream(sid(1)).is_none());
     assert_eq!(
         (rx.stream_count(), rx.committed(), rx.buffered()),
@@ -650,8 +647,8 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     // 131,072 of credit leave `committed`, the 65,536 beyond its initial
     // window return to the growth room, its promised 65,536 leave the
     // budget.
-    rx.on_data(a, 10_000, false, at(1)).unwrap();
-    assert_eq!(rx.reset_received(a, 10_000, at(1)), Ok(0));
+    rx.on_data(a, 10_000, false).unwrap();
+    assert_eq!(rx.reset_received(a, 10_000), Ok(0));
     assert!(rx.stream(a).is_none());
     assert_eq!(rx.committed(), 100_000);
     assert_eq!(rx.budget(), INITIAL + 100_000);
@@ -672,7 +669,7 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     assert_eq!(rx.committed(), credit_sum(&rx, 0..3));
     // A third open stream is refused: two at once.
     assert_eq!(
-        rx.on_data(sid(3), 0, false, at(3)),
+        rx.on_data(sid(3), 0, false),
         Err(Error::StreamLimit {
             id: sid(3),
             limit: 3
@@ -680,7 +677,7 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     );
     // Closing the full-credit stream b (34,464 beyond its initial window)
     // and opening another: still within the budget.
-    rx.on_data(b, 0, true, at(3)).unwrap();
+    rx.on_data(b, 0, true).unwrap();
     rx.close_stream(b);
     assert_eq!(rx.committed(), SEED);
     updates(&mut rx, at(3), rtt(50));
@@ -703,7 +700,7 @@ fn late_frames_for_closed_streams_are_ignored() {
     open(&mut rx, id, at(0));
     let sent = updates(&mut rx, at(0), rtt(50));
     assert_eq!(sent.len(), 1);
-    rx.on_data(id, 20_000, true, at(1)).unwrap();
+    rx.on_data(id, 20_000, true).unwrap();
     rx.close_stream(id);
     // Closing lets the peer open another stream.
     assert_eq!(updates(&mut rx, at(1), rtt(50)), [MAX_STREAMS_BIDI_101]);
@@ -718,9 +715,9 @@ fn late_frames_for_closed_streams_are_ignored() {
     assert_eq!(rx.retire_to(id, 20_000), Ok(0));
     // Retransmitted data, a FIN, a reset, even data past the final size:
     // the stream is closed, nothing is counted and nothing reopens it.
-    assert_eq!(rx.on_data(id, 20_000, true, at(2)), Ok(0));
-    assert_eq!(rx.on_data(id, 30_000, false, at(2)), Ok(0));
-    assert_eq!(rx.reset_received(id, 20_000, at(2)), Ok(0));
+    assert_eq!(rx.on_data(id, 20_000, true), Ok(0));
+    assert_eq!(rx.on_data(id, 30_000, false), Ok(0));
+    assert_eq!(rx.reset_received(id, 20_000), Ok(0));
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.connection().consumed(), consumed);
     assert!(!rx.update_pending());
@@ -743,7 +740,7 @@ fn next_update_sends_max_data_when_due() {
     assert_eq!(updates(&mut rx, at(0), rtt(50)).len(), 2);
     assert!(!rx.update_pending());
     // 128 KiB − 1 retired at the connection: not yet due.
-    rx.on_data(sid(0), SEED, false, at(5)).unwrap();
+    rx.on_data(sid(0), SEED, false).unwrap();
     rx.retire_to(sid(0), SEED - 1).unwrap();
     assert!(!rx.connection().update_due());
     rx.retire_to(sid(0), SEED).unwrap();
@@ -775,7 +772,7 @@ fn lost_update_is_due_again_latest_only() {
     assert!(rx.update_pending());
     assert_eq!(updates(&mut rx, at(1), rtt(50)), [first]);
     // A newer limit goes out; losing the older frame changes nothing.
-    rx.on_data(id, SEED, false, at(2)).unwrap();
+    rx.on_data(id, SEED, false).unwrap();
     rx.retire_to(id, SEED).unwrap();
     let sent = updates(&mut rx, at(30), rtt(50));
     let second = *sent
@@ -816,7 +813,7 @@ fn blocked_then_read(
         ..config
     });
     let id = sid(0);
-    rx.on_data(id, INITIAL, false, at(0)).unwrap();
+    rx.on_data(id, INITIAL, false).unwrap();
     let mut sent = Vec::new();
     for (t, &read) in (1..).zip(reads) {
         rx.retire_to(id, read).unwrap();
@@ -855,7 +852,7 @@ fn blocked_frames_wait_for_the_data_that_bears_them_out() {
         ..Config::default()
     });
     let id = sid(0);
-    rx.on_data(id, INITIAL - 4_096, false, at(0)).unwrap();
+    rx.on_data(id, INITIAL - 4_096, false).unwrap();
     rx.retire_to(id, 2_048).unwrap();
     // 2,048 read: the *_BLOCKED step (16,384 / 8), but the peer claims to
     // be blocked at 65,536 with only 61,440 received.
@@ -868,7 +865,7 @@ fn blocked_frames_wait_for_the_data_that_bears_them_out() {
     assert!(!rx.stream_data_blocked_received(id, INITIAL + 1));
     assert!(!rx.stream_data_blocked_received(sid(4), INITIAL));
     // The last 4,096 bytes arrive: the report stands.
-    rx.on_data(id, INITIAL, false, at(2)).unwrap();
+    rx.on_data(id, INITIAL, false).unwrap();
     assert!(rx.update_pending());
     assert_eq!(updates(&mut rx, at(2), rtt(50)), [msd(id, INITIAL + 2_048)]);
     assert!(!rx.update_pending());
@@ -913,9 +910,9 @@ fn lost_update_is_resent_even_without_budget_room() {
     // byte short of an update: a quarter of 131,072 is 32,768), freeing
     // 16,383 of room. b's peer sends 100,000 and b reads a quarter of
     // it fast: its window grows and its update takes all the room.
-    rx.on_data(a, INITIAL, false, at(1)).unwrap();
+    rx.on_data(a, INITIAL, false).unwrap();
     rx.retire_to(a, 16_383).unwrap();
-    rx.on_data(b, 100_000, false, at(1)).unwrap();
+    rx.on_data(b, 100_000, false).unwrap();
     rx.retire_to(b, 25_000).unwrap();
     let sent = updates(&mut rx, at(1), r);
     assert_eq!(sent, [msd(b, 100_000 + 16_383 + 25_000)]);
@@ -958,7 +955,7 @@ fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
     // The first call schedules the first pass one RTT (1 ms) later.
     assert_eq!(rx.next_update(at(0), rtt(1)), None);
     assert_eq!(rx.next_timeout(), Some(at(1)));
-    rx.on_data(id, INITIAL, false, at(0)).unwrap();
+    rx.on_data(id, INITIAL, false).unwrap();
     rx.retire_to(id, INITIAL).unwrap();
     // The peer is blocked at 65,536 and says so every millisecond.
     let mut sent = Vec::new();
@@ -1131,7 +1128,7 @@ impl Loop {
         let now = self.now();
         while self.data.front().is_some_and(|d| d.0 <= self.tick) {
             let (_, i, end) = self.data.pop_front().unwrap();
-            self.rx.on_data(self.flows[i].id, end, false, now).unwrap();
+            self.rx.on_data(self.flows[i].id, end, false).unwrap();
         }
         self.max_buffered = self.max_buffered.max(self.rx.buffered());
         while self.frames.front().is_some_and(|f| f.0 <= self.tick) {
@@ -1579,7 +1576,7 @@ fn next_update_never_panics_on_huge_times() {
     let mut rx = receiver(Config::default());
     let id = sid(0);
     let huge = Rtt::from_sample(Duration::MAX);
-    rx.on_data(id, 1000, false, at(0)).unwrap();
+    rx.on_data(id, 1000, false).unwrap();
     // The seeded window's early update goes out whatever the RTT.
     assert_eq!(rx.next_update(at(1), huge), Some(msd(id, SEED)));
     // The next pass would be due at 1 ms + Duration::MAX, past any
@@ -1619,7 +1616,7 @@ fn hours_between_calls_and_zero_rtt_are_fine() {
             Rtt::from_sample(Duration::from_secs(3600))
         };
         end = rx.stream(id).map_or(INITIAL, |s| s.limit());
-        rx.on_data(id, end, false, base() + now).unwrap();
+        rx.on_data(id, end, false).unwrap();
         rx.retire_to(id, end).unwrap();
         updates(&mut rx, base() + now, r);
         assert!(rx.committed() <= rx.budget());
@@ -1639,7 +1636,7 @@ fn fast_readers(config: Config) -> ConnectionReceiver<ExcessTuner> {
         for i in 0..4 {
             let id = sid(i);
             let end = rx.stream(id).map_or(INITIAL, |s| s.limit());
-            rx.on_data(id, end, false, now).unwrap();
+            rx.on_data(id, end, false).unwrap();
             if i != 3 {
                 rx.retire_to(id, end).unwrap();
             }

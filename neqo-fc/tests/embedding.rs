@@ -39,7 +39,7 @@ fn a_stack_that_owns_its_streams_gets_the_whole_policy() {
     streams.insert(
         id,
         MyRecvStream {
-            fc: conn.open_stream(id, at(0)).unwrap(),
+            fc: conn.open_stream(id).unwrap(),
             read: 0,
         },
     );
@@ -103,10 +103,10 @@ fn owning_and_non_owning_give_the_same_frames() {
         .collect();
     let mut mine: Vec<StreamReceiver> = ids
         .iter()
-        .map(|&id| flow.open_stream(id, at(0)).unwrap())
+        .map(|&id| flow.open_stream(id).unwrap())
         .collect();
     for &id in &ids {
-        owner.on_data(id, 0, false, at(0)).unwrap();
+        owner.on_data(id, 0, false).unwrap();
     }
     let mut offsets = [0u64; 3];
     for step in 1..5_000u64 {
@@ -115,7 +115,7 @@ fn owning_and_non_owning_give_the_same_frames() {
             // Stream k reads at (k+1)/3 of the pace.
             let end = (offsets[k] + 1_000).min(mine[k].fc().limit());
             flow.on_data(&mut mine[k], end, false).unwrap();
-            owner.on_data(id, end, false, now).unwrap();
+            owner.on_data(id, end, false).unwrap();
             offsets[k] = end;
             if step % 3 <= k as u64 {
                 flow.retire_to(&mut mine[k], end).unwrap();

@@ -40,10 +40,9 @@ fn unlimited_windows_with_five_streams() {
     .validate()
     .unwrap();
     let mut rx = ConnectionReceiver::new(Role::Server, valid);
-    let now = *BASE;
     for k in 0..100 {
         let id = StreamId::new(Role::Client, Direction::Bidi, k);
-        rx.on_data(id, 1 << 40, false, now).unwrap();
+        rx.on_data(id, 1 << 40, false).unwrap();
     }
     assert_eq!(rx.committed(), 100 * per_stream);
     assert!(rx.committed() <= MAX_VARINT);
@@ -106,16 +105,37 @@ prop_compose! {
 enum Op {
     /// Data on a peer stream: `stream` picks one of a few ids (some beyond
     /// the limits), `to` a share of its limit (> 1 passes it).
-    Data { stream: u8, to: u16, fin: bool },
-    Read { stream: u8, to: u16 },
-    Reset { stream: u8, to: u16 },
-    Close { stream: u8 },
-    StreamBlocked { stream: u8, at: u16 },
-    DataBlocked { at: u16 },
+    Data {
+        stream: u8,
+        to: u16,
+        fin: bool,
+    },
+    Read {
+        stream: u8,
+        to: u16,
+    },
+    Reset {
+        stream: u8,
+        to: u16,
+    },
+    Close {
+        stream: u8,
+    },
+    StreamBlocked {
+        stream: u8,
+        at: u16,
+    },
+    DataBlocked {
+        at: u16,
+    },
     /// Move the clock: forward by `ms`, not at all, or backwards.
-    Clock { ms: i16 },
+    Clock {
+        ms: i16,
+    },
     Timeout,
-    Updates { lose: bool },
+    Updates {
+        lose: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -169,7 +189,7 @@ proptest! {
                 Op::Data { stream, to, fin } => {
                     let id = id(stream);
                     let limit = rx.stream(id).map_or(cfg.initial_stream_window, |s| s.limit());
-                    let _ = rx.on_data(id, share(limit, to).min(MAX_VARINT + 1), fin, now);
+                    let _ = rx.on_data(id, share(limit, to).min(MAX_VARINT + 1), fin);
                 }
                 Op::Read { stream, to } => {
                     let id = id(stream);
@@ -179,7 +199,7 @@ proptest! {
                 Op::Reset { stream, to } => {
                     let id = id(stream);
                     let limit = rx.stream(id).map_or(cfg.initial_stream_window, |s| s.limit());
-                    let _ = rx.reset_received(id, share(limit, to), now);
+                    let _ = rx.reset_received(id, share(limit, to));
                 }
                 Op::Close { stream } => rx.close_stream(id(stream)),
                 Op::StreamBlocked { stream, at } => {

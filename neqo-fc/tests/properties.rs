@@ -263,18 +263,17 @@ struct World {
 impl World {
     fn new(s: &Setup) -> Self {
         let config = valid_config(s);
-        let t0 = at_saturating(Duration::ZERO);
         let conn = ReceiverFlowControl::new(Connection, &config);
         // A new stream as `ConnectionFlow` opens one without a budget: the
         // initial window, raised to the seed from the connection window.
         let id = StreamId(0);
         let mut stream = ReceiverFlowControl::new(id, &config);
-        let seed = stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed, t0);
+        let seed = stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
         if let Some(change) = seed {
             assert_ne!(change.old, change.new);
             assert_eq!(change.reason, ChangeReason::Seed);
             assert_eq!(change.subject, Subject::Stream(id));
-            assert_eq!(change.now, t0);
+            assert_eq!(change.now, None, "a seed takes no time");
             assert!(change.new <= config.max_stream_window.max(change.old));
         }
         // The seed is max(initial, seed × C) capped at the stream cap, never
@@ -325,7 +324,7 @@ impl World {
             assert_ne!(c.old, c.new);
             assert_eq!(c.subject, subject);
             assert_eq!(c.reason, ChangeReason::AutoTune);
-            assert_eq!(c.now, self.instant());
+            assert_eq!(c.now, Some(self.instant()));
             // Tuning needs a sample, and time that moved forward since an
             // earlier update (where the interval started).
             let rtt = rtt.expect("tuned without an RTT sample");
@@ -336,7 +335,7 @@ impl World {
                 Subject::Stream(_) => &self.stream_update_times,
             };
             assert!(
-                times.iter().any(|&t| t + c.elapsed == c.now),
+                times.iter().any(|&t| Some(t + c.elapsed) == c.now),
                 "interval of {:?} starts at no earlier update",
                 c.elapsed
             );
@@ -455,9 +454,7 @@ impl World {
             Op::Cover => {
                 let sw = self.stream.window();
                 let old = self.conn.window();
-                let change = self
-                    .conn
-                    .cover_stream_window(sw, self.floor, self.instant());
+                let change = self.conn.cover_stream_window(sw, self.floor);
                 let floor = ceil_of(self.floor, sw);
                 self.conn_bound = self.conn_bound.max(floor);
                 assert_eq!(self.conn.window(), old.max(floor));
@@ -467,7 +464,7 @@ impl World {
                     assert_eq!(c.reason, ChangeReason::ConnectionFloor);
                     assert_eq!(
                         (c.now, c.rtt, c.elapsed),
-                        (self.instant(), Duration::ZERO, Duration::ZERO)
+                        (None, Duration::ZERO, Duration::ZERO)
                     );
                 } else {
                     assert_eq!(self.conn.window(), old);
@@ -566,6 +563,7 @@ impl World {
                 }
             }
             Error::RetiredBeyondReceived { .. }
+            | Error::InitialLimitAboveMax { .. }
             | Error::StreamLimit { .. }
             | Error::StreamState(_) => {
                 panic!("not a data error: {e:?}")
@@ -759,10 +757,9 @@ proptest! {
     ) {
         let config = Config::default().validate().unwrap();
         let tuner = ExcessTuner::DEFAULT;
-        let t0 = at_saturating(Duration::ZERO);
         let mut conn = ReceiverFlowControl::new(Connection, &config);
         let mut stream = ReceiverFlowControl::new(StreamId(4), &config);
-        stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed, t0);
+        stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
         let mut now = Duration::ZERO;
         for (len, share, dt, rtt) in steps {
             let end = stream.limit().min(stream.consumed() + len);
@@ -774,7 +771,7 @@ proptest! {
             now = now.saturating_add(dt);
             let t = at_saturating(now);
             stream.send_update(t, rtt, &tuner);
-            conn.cover_stream_window(stream.window(), config.connection_floor, t);
+            conn.cover_stream_window(stream.window(), config.connection_floor);
             conn.send_update(t, rtt, &tuner);
             prop_assert!(stream.window() <= config.max_stream_window);
             prop_assert!(conn.window() <= config.max_connection_window);

@@ -802,7 +802,7 @@ fn open_seeded(
     Option<WindowChange>,
 ) {
     let mut flow = ConnectionFlow::with_tuner(config.validate().unwrap(), Fixed);
-    let s = flow.open_stream(ID, at(7)).unwrap();
+    let s = flow.open_stream(ID).unwrap();
     let change = flow
         .drain_changes()
         .find(|c| c.subject == Subject::Stream(ID));
@@ -846,7 +846,7 @@ fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
             reason: ChangeReason::Seed,
             rtt: Duration::ZERO,
             elapsed: Duration::ZERO,
-            now: at(7),
+            now: None,
         })
     );
     // Capped at the maximum stream window.
@@ -898,13 +898,10 @@ fn seeding_disabled_or_initial_above_seed_keeps_initial() {
 #[test]
 fn connection_floor_raises_to_three_halves_of_the_stream_window() {
     let mut c = conn(1000);
-    assert_eq!(
-        c.cover_stream_window(666, Fraction::THREE_HALVES, at(3)),
-        None
-    );
+    assert_eq!(c.cover_stream_window(666, Fraction::THREE_HALVES), None);
     assert_eq!(c.window(), 1000);
     assert_eq!(
-        c.cover_stream_window(668, Fraction::THREE_HALVES, at(3)),
+        c.cover_stream_window(668, Fraction::THREE_HALVES),
         Some(WindowChange {
             subject: Subject::Connection,
             old: 1000,
@@ -912,21 +909,18 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
             reason: ChangeReason::ConnectionFloor,
             rtt: Duration::ZERO,
             elapsed: Duration::ZERO,
-            now: at(3),
+            now: None,
         })
     );
     assert_eq!(
-        c.cover_stream_window(1000, Fraction::THREE_HALVES, at(4))
+        c.cover_stream_window(1000, Fraction::THREE_HALVES)
             .unwrap()
             .new,
         1500
     );
     assert!(2 * c.window() >= 3 * 1000);
     // Never lowers it.
-    assert_eq!(
-        c.cover_stream_window(10, Fraction::THREE_HALVES, at(5)),
-        None
-    );
+    assert_eq!(c.cover_stream_window(10, Fraction::THREE_HALVES), None);
     assert_eq!(c.window(), 1500);
     // The limit follows through the next update: 1500 − 1000 ≥ ¼ × 1500.
     assert!(c.update_due());
@@ -938,7 +932,7 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
 #[test]
 fn connection_floor_holds_for_odd_stream_windows() {
     let mut c = conn(1000);
-    c.cover_stream_window(667, Fraction::THREE_HALVES, at(3));
+    c.cover_stream_window(667, Fraction::THREE_HALVES);
     assert!(
         2 * c.window() >= 3 * 667,
         "connection window {} < 1.5 × 667",
@@ -1037,7 +1031,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             reason: ChangeReason::AutoTune,
             rtt: ms(100), // min_rtt: what the default tuner divides by
             elapsed: ms(100),
-            now: at(1100),
+            now: Some(at(1100)),
         })
     );
     // The new window is in the limit sent with this very update.
@@ -1167,7 +1161,7 @@ fn connection_tuning_reports_connection_subject() {
             reason: ChangeReason::AutoTune,
             rtt: ms(50),
             elapsed: ms(50),
-            now: at(50),
+            now: Some(at(50)),
         }
     );
 }
@@ -1175,13 +1169,13 @@ fn connection_tuning_reports_connection_subject() {
 #[test]
 fn set_window_never_lowers_the_advertised_limit() {
     let (mut s, _, l2) = two_updates();
-    let change = s.set_window(100, ChangeReason::Budget, at(9)).unwrap();
+    let change = s.set_window(100, ChangeReason::Budget).unwrap();
     assert_eq!(
         (change.old, change.new, change.reason),
         (1000, 100, ChangeReason::Budget)
     );
     assert_eq!(s.limit(), l2);
-    assert_eq!(s.set_window(100, ChangeReason::Budget, at(9)), None);
+    assert_eq!(s.set_window(100, ChangeReason::Budget), None);
     // retired 500 + 100 < 1500: nothing to extend even after more reads.
     s.on_data(1500, false).unwrap();
     s.retire_to(1399).unwrap();
@@ -1192,7 +1186,7 @@ fn set_window_never_lowers_the_advertised_limit() {
     assert!(s.update_due());
     assert_eq!(s.send_update(at(10), rtt(), &Fixed).unwrap().limit, 1525);
     // raise_window never lowers.
-    assert_eq!(s.raise_window(50, ChangeReason::Seed, at(11)), None);
+    assert_eq!(s.raise_window(50, ChangeReason::Seed), None);
     assert_eq!(s.window(), 100);
 }
 

@@ -57,16 +57,15 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
     let tuner = ExcessTuner::DEFAULT;
     let rtt_est = Rtt::from_sample(rtt);
     let one_way = u64::try_from(rtt.as_nanos()).unwrap() / 2;
-    let t0 = base();
     let mut conn = ReceiverFlowControl::new(Connection, &config);
     // A stream opened as `ConnectionFlow` opens one (without a budget):
     // its seed, max(initial, ¼ × connection window), is the initial value
     // it must never grow past.
     let mut stream = ReceiverFlowControl::new(StreamId(0), &config);
-    stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed, t0);
+    stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
     assert_eq!(stream.window(), 128 << 10);
     let (stream_window, conn_window) = (stream.window(), conn.window());
-    let floor = conn.cover_stream_window(stream_window, config.connection_floor, t0);
+    let floor = conn.cover_stream_window(stream_window, config.connection_floor);
     assert_eq!(floor, None, "the connection window already covers it");
 
     let mut credit_stream = SenderFlowControl::new(StreamId(0), stream.limit());
@@ -177,7 +176,7 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
                 seen.updates += 1;
                 to_sender.push_back((now + one_way, Frame::MaxStreamData(u.limit)));
             }
-            let cover = conn.cover_stream_window(stream.window(), config.connection_floor, at);
+            let cover = conn.cover_stream_window(stream.window(), config.connection_floor);
             assert_eq!(cover, None);
             if let Some(u) = conn.send_update(at, rtt_est, &tuner) {
                 assert_eq!(u.change, None, "connection window grew: {u:?}");

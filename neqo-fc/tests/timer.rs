@@ -29,12 +29,12 @@ fn no_timer_without_a_budget_or_an_rtt_sample() {
         ..Config::default()
     };
     let mut rx = ConnectionReceiver::new(Role::Server, off.validate().unwrap());
-    rx.on_data(stream(0), 100, false, at(0)).unwrap();
+    rx.on_data(stream(0), 100, false).unwrap();
     while rx.next_update(at(1), rtt()).is_some() {}
     assert_eq!(rx.next_timeout(), None);
 
     let mut rx = ConnectionReceiver::new(Role::Server, Config::default().validate().unwrap());
-    rx.on_data(stream(0), 100, false, at(0)).unwrap();
+    rx.on_data(stream(0), 100, false).unwrap();
     while rx.next_update(at(1), None).is_some() {}
     assert_eq!(rx.next_timeout(), None, "no RTT sample yet");
     while rx.next_update(at(2), rtt()).is_some() {}
@@ -60,7 +60,7 @@ fn the_timer_alone_reclaims_an_idle_stream() {
         now += 1;
         let limit = rx.stream(id).map_or(64 << 10, |s| s.limit());
         offset = (offset + 100_000).min(limit);
-        rx.on_data(id, offset, false, at(now)).unwrap();
+        rx.on_data(id, offset, false).unwrap();
         rx.retire_to(id, offset).unwrap();
         if rx.next_timeout().is_some_and(|t| t <= at(now)) {
             rx.on_timeout(at(now), rtt());

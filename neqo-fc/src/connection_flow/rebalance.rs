@@ -131,7 +131,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         // (within an eighth of the last pass's) — a doubling sender grows
         // it ×2 per RTT until the path or the reader limits it.
         let last_need = self.pass.last_need;
-        if need > 0 && last_need > 0 && need <= last_need + last_need / 8 {
+        if need > 0 && last_need > 0 && need <= last_need.saturating_add(last_need / 8) {
             self.pass.ramped = true;
         }
         self.pass.last_need = need;
@@ -147,14 +147,19 @@ impl<T: Tuner> ConnectionFlow<T> {
             // has its window full of unread data and could not use more.
             // Per RTT, as passes can come early (a stale share).
             let used_per_rtt = math::mul_div(used, math::nanos(srtt), math::nanos(interval));
-            e.busy = used_per_rtt >= e.fc.window() / 4 && e.fc.unretired() < e.fc.window() / 4;
+            e.busy = used > 0
+                && used_per_rtt >= e.fc.window() / 4
+                && e.fc.unretired() < e.fc.window() / 4;
             e.used_in_period = e.used_in_period.saturating_add(used);
             e.passes = e.passes.saturating_add(1);
+            if used > 0 || e.last_active.is_none() {
+                e.last_active = Some(now);
+            }
             if used > 0 {
-                e.last_active = now;
                 active += 1;
             }
-            let shrink_to = if now.saturating_duration_since(e.last_active) >= idle_after {
+            let last_active = e.last_active.unwrap_or(now);
+            let shrink_to = if now.saturating_duration_since(last_active) >= idle_after {
                 Some(e.seed)
             } else if e.passes >= budget.idle_rtts {
                 let want = (e.used_in_period / u64::from(e.passes))
@@ -174,7 +179,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             };
             if let Some(w) = shrink_to
                 && w < e.fc.window()
-                && let Some(c) = e.fc.set_window(w, ChangeReason::Reclaim, now)
+                && let Some(c) = e.fc.set_window_at(w, ChangeReason::Reclaim, Some(now))
             {
                 changes.push(c);
             }
@@ -189,9 +194,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         for_each(&mut |e: &mut StreamReceiver| {
             if let Some(share) = share
                 && e.busy
-                && e.last_active == now
                 && e.fc.window() < share
-                && let Some(c) = e.fc.raise_window(share, ChangeReason::Budget, now)
+                && let Some(c) = e.fc.raise_window_at(share, ChangeReason::Budget, Some(now))
             {
                 changes.push(c);
             }
@@ -199,7 +203,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         });
         self.largest_window = largest;
         // Raised windows need connection credit too.
-        self.cover_stream(largest, now);
+        self.cover_stream(largest, Some(now));
         true
     }
 
@@ -209,14 +213,12 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// trails a doubling sender) and `update_fraction × initial window`
     /// after it (so streams that stall park little); unbounded without a
     /// budget or while at most one stream reads.
-    pub(super) fn stream_share_cap(&self, seed: u64) -> u64 {
+    pub(super) fn stream_share_cap(&self, seed: u64, initial: u64) -> u64 {
         if self.config.budget.is_none() || self.pass.active <= 1 {
             return u64::MAX;
         }
         let floor = if self.pass.ramped {
-            self.config
-                .update_fraction
-                .of(self.config.initial_stream_window)
+            self.config.update_fraction.of(initial)
         } else {
             seed
         };
@@ -229,7 +231,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// stream it was given credit on, and data parked in a slow stream
     /// must not use up the connection credit of the others. The budget,
     /// not the connection window, then bounds memory.
-    pub(super) fn cover_stream(&mut self, stream_window: u64, now: Instant) {
+    pub(super) fn cover_stream(&mut self, stream_window: u64, now: Option<Instant>) {
         self.largest_window = self.largest_window.max(stream_window);
         let mut floor = self.config.connection_floor.of_ceil(self.largest_window);
         if self.config.budget.is_some() {
@@ -243,7 +245,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         }
         let change = self
             .conn
-            .raise_window(floor, ChangeReason::ConnectionFloor, now);
+            .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
     }
 }

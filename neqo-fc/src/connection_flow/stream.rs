@@ -21,6 +21,9 @@ use crate::{ReceiverFlowControl, Rtt, StreamId};
 #[derive(Clone, Debug)]
 pub struct StreamReceiver {
     pub(super) fc: ReceiverFlowControl<StreamId>,
+    /// The limit the transport parameters promised (the initial
+    /// `initial_max_stream_data_*` for its type).
+    pub(super) initial: u64,
     /// The window the stream started with; reclaim returns it here.
     pub(super) seed: u64,
     /// `retired` at the last rebalancing pass.
@@ -29,9 +32,9 @@ pub struct StreamReceiver {
     pub(super) used_in_period: u64,
     /// Rebalancing passes in the current slow-reader period.
     pub(super) passes: u32,
-    /// Last time the application had retired something (at a pass), or
-    /// when the stream opened.
-    pub(super) last_active: Instant,
+    /// Last pass at which the application had retired something (or the
+    /// first pass after the stream opened); `None` before that pass.
+    pub(super) last_active: Option<Instant>,
     /// Read at least a quarter of its window per RTT in the last pass,
     /// with little left unread (window-limited).
     pub(super) busy: bool,
@@ -81,12 +84,15 @@ impl StreamReceiver {
         self.fc.update_acked(limit);
     }
 
-    /// True if the application retired data within the last two smoothed
-    /// RTTs, or since the last pass.
+    /// True if the application retired data since the last pass or
+    /// within the two smoothed RTTs before it (a stream no pass has seen
+    /// yet counts as active).
     pub(super) fn recently_active(&self, now: Instant, rtt: Option<Rtt>) -> bool {
         self.fc.retired() > self.retired_at_mark
-            || rtt.is_some_and(|r| {
-                now.saturating_duration_since(self.last_active) <= r.smoothed().saturating_mul(2)
+            || self.last_active.is_none_or(|at| {
+                rtt.is_some_and(|r| {
+                    now.saturating_duration_since(at) <= r.smoothed().saturating_mul(2)
+                })
             })
     }
 }

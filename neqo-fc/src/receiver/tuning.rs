@@ -48,15 +48,12 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             return None;
         }
         let rtt = rtt?;
-        let elapsed = now
-            .checked_duration_since(last)
-            .filter(|d| !d.is_zero())?;
+        let elapsed = now.checked_duration_since(last).filter(|d| !d.is_zero())?;
         // Bytes that both arrived and were read in the interval: reading
         // data that waited behind a gap (after a loss) or in the buffer
         // releases many bytes at once that did not flow in this interval,
         // and must not look like a higher rate.
-        let delivered =
-            (self.retired - self.step.retired).min(self.consumed - self.step.consumed);
+        let delivered = (self.retired - self.step.retired).min(self.consumed - self.step.consumed);
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
         self.close_interval(now);
         let input = TuneInput {
@@ -76,7 +73,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.change_window(
             new,
             ChangeReason::AutoTune,
-            now,
+            Some(now),
             tuner.rtt_used(rtt),
             elapsed,
         )

@@ -12,7 +12,6 @@ pub use fixed::Fixed;
 
 use crate::{Fraction, Rtt, SubjectKind};
 
-
 /// What a tuner sees at one tuning step: the moment a controller is about
 /// to advertise a new limit, with an RTT sample available and time having
 /// moved forward since the previous step.
