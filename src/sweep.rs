@@ -16,7 +16,7 @@ use std::{
     time::Duration,
 };
 
-use neqo_fc::{Budget, Config};
+use neqo_fc::{Budget, Config, ExcessTuner};
 use neqo_fc_sim::{
     metrics::Metrics,
     net::{LossModel, PathConfig, bdp_bytes},
@@ -213,7 +213,7 @@ impl Faults {
         if self.budget {
             fc.budget = Some(Budget::default());
         }
-        s.tuner = Arc::new(fc.tuner());
+        s.tuner = Arc::new(ExcessTuner::DEFAULT);
         s.fc = fc;
         s.seed = self.seed;
         s.verify = true;

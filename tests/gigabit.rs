@@ -2,7 +2,7 @@
 //! hold back a 1 GiB download on a 1 Gbit/s, 50 ms path, and neqo's own
 //! benchmark path must run near line rate.
 //!
-//! Run with `cargo test --release --test gigabit` (about 1 s of CPU per
+//! Run with `cargo test --test gigabit` (about 1 s of CPU per
 //! 1 GiB run; all numbers are simulated, so the asserts are exact).
 
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //! and `+budget` / `-budget` flags reach the simulator, and report.md's
 //! "Memory" section says what the runs measured.
 //!
-//! Run with `cargo test --release --test many_streams`.
+//! Run with `cargo test --test many_streams`.
 
 use std::process::Command;
 

@@ -9,12 +9,12 @@
 use std::{
     alloc::{GlobalAlloc, Layout, System},
     cell::Cell,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use neqo_fc::{
-    Config, Connection, ConnectionReceiver, Error, ReceiverFlowControl, Rtt, SenderFlowControl,
-    StreamId,
+    Connection, ConnectionFlow, ConnectionReceiver, Error, ExcessTuner, ReceiverFlowControl, Role,
+    Rtt, SenderFlowControl, StreamId, ValidConfig,
 };
 
 /// Forwards to the system allocator and counts allocations made on a
@@ -97,23 +97,26 @@ struct Tally {
 
 #[test]
 fn hot_path_does_not_allocate() {
-    let config = Config::default();
-    let tuner = config.tuner();
+    let config = ValidConfig::default();
+    let tuner = ExcessTuner::DEFAULT;
     let rtt = Rtt::new(Duration::from_millis(60), Duration::from_millis(50));
-    let mut conn = ReceiverFlowControl::connection(&config);
-    let (mut stream, _) = conn.open_stream(
-        StreamId(0),
-        config.initial_stream_window,
-        &config,
-        Duration::ZERO,
-    );
+    let min_rtt = Duration::from_millis(50);
+    let mut conn = ReceiverFlowControl::new(Connection, &config);
+    let mut stream = ReceiverFlowControl::new(StreamId(0), &config);
+    // Seeding, the floor and the budget's books (streams that come and go);
+    // its change log grows to its working size first.
+    let mut flow = ConnectionFlow::new(config);
+    let warm = flow.open_stream(StreamId(0)).unwrap();
+    flow.close_stream(warm);
+    flow.drain_changes().for_each(drop);
     let mut credit = SenderFlowControl::new(StreamId(0), stream.limit());
     let mut credit_conn = SenderFlowControl::new(Connection, conn.limit());
     let mut probe = SenderFlowControl::new(Connection, 0);
     let mut tally = Tally::default();
 
+    let start = Instant::now();
     let allocations = allocations_in(|| {
-        let mut now = Duration::ZERO;
+        let mut now = start;
         for i in 0..10_000u64 {
             now += Duration::from_micros(10);
             // Sender: take credit for one packet; every 7th time, all the
@@ -149,8 +152,8 @@ fn hot_path_does_not_allocate() {
                 stream.blocked_received(credit.limit());
                 conn.blocked_received(credit_conn.limit());
             }
-            let read = stream.retire(end).unwrap();
-            conn.retire(read).unwrap();
+            let read = stream.retire_to(end).unwrap();
+            conn.add_retired(read).unwrap();
             // A peer misbehaving: errors are values, not allocations.
             if let Err(Error::FlowControl { .. }) = stream.on_data(stream.limit() + 1, false) {
                 tally.errors += 1;
@@ -159,7 +162,7 @@ fn hot_path_does_not_allocate() {
             if let Some(u) = stream.send_update(now, rtt, &tuner) {
                 tally.updates += 1;
                 tally.growth += u64::from(u.change.is_some());
-                conn.cover_stream_window(stream.window(), config.connection_floor, now);
+                conn.cover_stream_window(stream.window(), config.connection_floor);
                 let mut limit = u.limit;
                 if i % 2 == 0 {
                     stream.update_lost(limit);
@@ -180,22 +183,23 @@ fn hot_path_does_not_allocate() {
             // A window-limited stream: a whole window read in one RTT grows
             // its window (the tuner's path that reports a change).
             if i % 10 == 0 {
-                let w = 64 << 10;
-                let mut g = ReceiverFlowControl::new(StreamId(2), w, w, config.update_fraction);
+                let w = config.initial_stream_window;
+                let mut g = ReceiverFlowControl::new(StreamId(2), &config);
                 let _ = g.on_data(w / 4, false);
-                let _ = g.retire(w / 4);
+                let _ = g.retire_to(w / 4);
                 let _ = g.send_update(now, rtt, &tuner);
                 // A whole window arrives and is read within one RTT.
                 let _ = g.on_data(w / 4 + w, false);
-                let _ = g.retire(w / 4 + w);
-                let grew = g.send_update(now + rtt.min, rtt, &tuner);
+                let _ = g.retire_to(w / 4 + w);
+                let grew = g.send_update(now + min_rtt, rtt, &tuner);
                 tally.growth += u64::from(grew.is_some_and(|u| u.change.is_some()));
             }
             // Streams come and go: seeding a new controller is a value too.
             if i % 1000 == 0 {
-                let (s, seed) = conn.open_stream(StreamId(4 * i + 4), 0, &config, now);
-                tally.seeds += u64::from(seed.is_some());
-                std::hint::black_box(s);
+                let s = flow.open_stream(StreamId(4 * i + 4)).unwrap();
+                tally.seeds += u64::from(s.seed() > s.fc().limit());
+                flow.close_stream(s);
+                flow.drain_changes().for_each(drop);
             }
         }
     });
@@ -216,25 +220,28 @@ fn hot_path_does_not_allocate() {
 /// buffers have grown to their working size.
 #[test]
 fn connection_receiver_steady_state_does_not_allocate() {
-    let config = Config::default();
-    let mut rx = ConnectionReceiver::new(config, config.tuner());
-    let rtt = Rtt::from(Duration::from_millis(20));
+    let config = ValidConfig::default();
+    let mut rx = ConnectionReceiver::new(Role::Server, config);
+    let rtt = Rtt::from_sample(Duration::from_millis(20));
     let ids = [StreamId(0), StreamId(4), StreamId(8)];
     let mut offsets = [0u64; 3];
-    let mut now = Duration::ZERO;
-    let step = |rx: &mut ConnectionReceiver<_>, now: Duration, offsets: &mut [u64; 3]| -> u64 {
+    let mut now = Instant::now();
+    let step = |rx: &mut ConnectionReceiver<_>, now: Instant, offsets: &mut [u64; 3]| -> u64 {
         let mut frames = 0;
         for (k, id) in ids.iter().enumerate() {
             let limit = rx
                 .stream(*id)
                 .map_or(config.initial_stream_window, |s| s.limit());
             let end = (offsets[k] + 1200).min(limit);
-            rx.on_data(*id, end, false, now).unwrap();
-            rx.retire(*id, end).unwrap();
+            rx.on_data(*id, end, false).unwrap();
+            rx.retire_to(*id, end).unwrap();
             offsets[k] = end;
         }
+        if rx.next_timeout().is_some_and(|t| t <= now) {
+            rx.on_timeout(now, rtt);
+        }
         while let Some(u) = rx.next_update(now, rtt) {
-            rx.update_acked(u.subject, u.limit);
+            rx.update_acked(u);
             frames += 1;
         }
         for change in rx.drain_changes() {

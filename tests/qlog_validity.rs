@@ -2,7 +2,7 @@
 //! JSON-SEQ, ordered timestamps, sized packets, every frame, and the events
 //! the congestion, sequence and stats views need.
 //!
-//! Run with `cargo test --release --test qlog_validity`.
+//! Run with `cargo test --test qlog_validity`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 
 use crate::Fraction;
 
-/// Settings of the memory budget (see [`crate::ConnectionReceiver`]).
+/// Settings of the memory budget (see [`crate::ConnectionFlow`]).
 ///
 /// The budget bounds the credit outstanding summed over open streams,
 /// `Σ (limit − retired)`, which bounds what the peer can make us buffer.
@@ -18,12 +18,12 @@ use crate::Fraction;
 /// stream the peer opens starts with `initial_max_stream_data`); the
 /// second is shared growth, a multiple of the connection's estimated need
 /// (about 1.5 × the bytes the application reads per RTT), bounded by a hard
-/// ceiling. A peer can therefore make us hold at most
-/// `max_streams × initial_stream_window + ceiling` bytes.
+/// ceiling. The peer opens at most `max_streams_bidi + max_streams_uni`
+/// streams at once ([`crate::Config`]), so it can make us hold at most
+/// `(max_streams_bidi + max_streams_uni + our open bidirectional streams)
+/// × initial_stream_window + ceiling` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Streams the peer may have open at once (our `initial_max_streams`).
-    pub max_streams: u64,
     /// Growth budget as a multiple of the connection's estimated need
     /// (default 3: streams that stop reading may keep up to one
     /// connection's worth of credit while the ones still reading need
@@ -40,7 +40,6 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         Self {
-            max_streams: 100,
             multiple: Fraction::THREE,
             ceiling: 64 << 20,
             idle_rtts: 4,
@@ -50,12 +49,56 @@ impl Default for Budget {
 
 impl Budget {
     /// The budget in force for an estimated need, the number of open
-    /// streams and the initial stream window.
+    /// streams and the initial stream window (saturating).
     #[must_use]
     pub fn limit(&self, estimate: u64, open_streams: u64, initial_stream_window: u64) -> u64 {
         let promised = open_streams.saturating_mul(initial_stream_window);
         let growth = self.multiple.of(estimate).min(self.ceiling);
         promised.saturating_add(growth)
+    }
+}
+
+/// The credit a connection has given its streams, as the budget counts it.
+///
+/// Invariants (exact `u64` arithmetic, no overflow: at most
+/// [`crate::Config::max_open_streams`] streams are open, each with credit
+/// and initial limit ≤ `max_stream_window`, and [`crate::Config::validate`]
+/// bounds that product by 2^62 − 1):
+/// - `promised = Σ initial limit` over open streams: what the transport
+///   parameters promised them;
+/// - `committed = Σ credit` over open streams;
+/// - `beyond_initial = Σ max(0, credit − initial limit)`: the credit beyond
+///   the promise, which the growth budget bounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ledger {
+    pub(crate) open: u64,
+    pub(crate) promised: u64,
+    pub(crate) committed: u64,
+    pub(crate) beyond_initial: u64,
+}
+
+impl Ledger {
+    /// A stream opened with credit `credit` (its initial limit, `initial`).
+    pub(crate) fn open(&mut self, credit: u64, initial: u64) {
+        self.open += 1;
+        self.promised += initial;
+        self.committed += credit;
+        self.beyond_initial += credit.saturating_sub(initial);
+    }
+
+    /// A stream's credit went from `before` to `after` (a read, a grant).
+    pub(crate) fn change(&mut self, before: u64, after: u64, initial: u64) {
+        self.committed = self.committed - before + after;
+        self.beyond_initial =
+            self.beyond_initial - before.saturating_sub(initial) + after.saturating_sub(initial);
+    }
+
+    /// A stream holding `credit` closed.
+    pub(crate) fn close(&mut self, credit: u64, initial: u64) {
+        self.open -= 1;
+        self.promised -= initial;
+        self.committed -= credit;
+        self.beyond_initial -= credit.saturating_sub(initial);
     }
 }
 

@@ -1,7 +1,10 @@
 //! Window changes, reported as values so the embedding stack can log them
 //! (qlog, `log`).
 
-use std::{fmt, time::Duration};
+use std::{
+    fmt,
+    time::{Duration, Instant},
+};
 
 use crate::Subject;
 
@@ -20,6 +23,8 @@ pub enum ChangeReason {
     Budget,
     /// An idle or slow stream's window returned toward its seed.
     Reclaim,
+    /// The embedding stack (its application) set the window.
+    Application,
 }
 
 impl ChangeReason {
@@ -32,6 +37,7 @@ impl ChangeReason {
             Self::ConnectionFloor => "connection_floor",
             Self::Budget => "budget",
             Self::Reclaim => "reclaim",
+            Self::Application => "application",
         }
     }
 }
@@ -52,8 +58,10 @@ pub struct WindowChange {
     pub rtt: Duration,
     /// Time since the previous tuning step (zero where none applies).
     pub elapsed: Duration,
-    /// Caller's clock when the change happened.
-    pub now: Duration,
+    /// The caller's time when the change happened, if the call that made
+    /// it was given one (opening a stream, or a window set by the stack,
+    /// takes no time: stamp those when you drain them).
+    pub now: Option<Instant>,
 }
 
 impl fmt::Display for WindowChange {

@@ -1,12 +1,21 @@
-//! Configuration with documented defaults.
+//! Configuration with documented defaults, and the validated form every
+//! controller is built from.
 
-use crate::{Budget, Fraction, tuner::ExcessTuner};
+use std::ops::Deref;
 
-/// Receive-side flow-control settings for one connection.
+use crate::{Budget, Fraction, MAX_VARINT};
+
+/// The most streams of one type MAX_STREAMS can allow, 2^60 (RFC 9000
+/// §4.6: a larger value could not be encoded as a stream ID).
+pub const MAX_STREAMS: u64 = 1 << 60;
+
+/// Receive-side flow-control settings for one connection: the single
+/// source of truth for every window, cap and ratio (tuners hold only their
+/// own rule's parameters).
 ///
-/// Invariants checked by [`Config::validate`]: the update fraction is in
-/// (0, 1]; the seed fraction (if any) is ≤ 1; the connection floor ratio is
-/// ≥ 1; every window is ≤ 2^62 − 1; initial windows are ≤ their maximums.
+/// Plain data with public fields; controllers take a [`ValidConfig`],
+/// which only [`Config::validate`] makes, so no controller ever sees a
+/// setting outside the ranges listed there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
     /// `initial_max_stream_data_*` we advertise in the transport
@@ -14,33 +23,37 @@ pub struct Config {
     /// open holds this much credit from the start, so it sets the memory a
     /// connection promises before anyone reads. The tuner roughly doubles
     /// a window-limited stream's window per RTT and later streams are
-    /// seeded from the connection window, so the small start costs little:
-    /// a 10 MiB transfer at 1 Gbit/s, 50 ms takes 5 % longer than with
-    /// 1 MiB, a 1 GiB one 0.3 % (README, "Initial windows").
+    /// seeded from the connection's estimate, so the small start costs
+    /// little (README, "Initial stream window").
     pub initial_stream_window: u64,
     /// `initial_max_data` we advertise. Default 512 KiB (neqo: 2 MiB).
     pub initial_connection_window: u64,
-    /// Largest stream window the default tuner grows to (32 MiB: 1.33 ×
-    /// the BDP of 1 Gbit/s at 200 ms).
+    /// Largest stream window any tuner may grow to (32 MiB: 1.33 × the BDP
+    /// of 1 Gbit/s at 200 ms). Rebalancing never raises past it either.
     pub max_stream_window: u64,
-    /// Largest connection window (48 MiB = 1.5 × the stream cap).
+    /// Largest connection window a tuner may grow to (48 MiB = 1.5 × the
+    /// stream cap). The connection floor may exceed it to cover credit
+    /// already given to streams; the budget bounds memory then.
     pub max_connection_window: u64,
     /// Share of the window the application must retire before a
     /// MAX_DATA / MAX_STREAM_DATA is due. Default ¼ (neqo).
     pub update_fraction: Fraction,
-    /// Bonus multiplier of the default tuner. Default 4 (= 1 / update
-    /// fraction, which makes a window-limited flow double per RTT).
-    pub bonus: u64,
     /// New streams start at `max(initial_stream_window, seed × connection
-    /// window)`; `None` disables seeding. Default ¼.
+    /// estimate)`; `None` disables seeding. Default ¼.
     pub seed_fraction: Option<Fraction>,
     /// The connection window is kept ≥ this × the largest stream window.
     /// Default 3/2 (quiche, quic-go).
     pub connection_floor: Fraction,
-    /// Connection-wide memory budget and idle-stream reclaim, applied by
-    /// [`crate::ConnectionReceiver`]; `None` = unbounded (as every peer
-    /// stack). Default: [`Budget::default`].
+    /// Connection-wide memory budget and idle-stream reclaim; `None` =
+    /// unbounded (as every peer stack). Default: [`Budget::default`].
     pub budget: Option<Budget>,
+    /// Bidirectional streams the peer may have open at once: our
+    /// `initial_max_streams_bidi`, and how far MAX_STREAMS runs ahead of
+    /// the streams closed (RFC 9000 §4.6). Default 100.
+    pub max_streams_bidi: u64,
+    /// The same for unidirectional streams (`initial_max_streams_uni`).
+    /// Default 100.
+    pub max_streams_uni: u64,
 }
 
 impl Default for Config {
@@ -48,18 +61,20 @@ impl Default for Config {
         Self {
             initial_stream_window: 64 << 10,
             initial_connection_window: 512 << 10,
-            max_stream_window: ExcessTuner::DEFAULT.max_stream_window,
-            max_connection_window: ExcessTuner::DEFAULT.max_connection_window,
+            max_stream_window: 32 << 20,
+            max_connection_window: 48 << 20,
             update_fraction: Fraction::QUARTER,
-            bonus: ExcessTuner::DEFAULT.bonus,
             seed_fraction: Some(Fraction::QUARTER),
             connection_floor: Fraction::THREE_HALVES,
             budget: Some(Budget::default()),
+            max_streams_bidi: 100,
+            max_streams_uni: 100,
         }
     }
 }
 
-/// A configuration value out of its accepted range.
+/// A configuration value out of its accepted range; the message names the
+/// field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConfigError(pub &'static str);
 
@@ -72,12 +87,19 @@ impl std::fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Config {
-    /// Checks the invariants listed on the type.
+    /// Checks the settings and returns them in the form controllers take.
+    ///
+    /// Accepted: `update_fraction` in (0, 1]; `seed_fraction` ≤ 1;
+    /// `connection_floor` ≥ 1; every window in [1, 2^62 − 1] and each
+    /// initial window ≤ its maximum; stream limits ≤ 2^60;
+    /// `max_open_streams() × max_stream_window` ≤ 2^62 − 1 (so the credit
+    /// over all streams is a valid QUIC value: an "unlimited" stream window
+    /// is 2^62 / streams); a budget ceiling ≤ 2^62 − 1. Within these ranges every call on every
+    /// controller is panic-free (sums saturate at 2^62 − 1 or `u64::MAX`).
     ///
     /// # Errors
     /// A [`ConfigError`] naming the first setting out of range.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        use crate::MAX_VARINT;
+    pub fn validate(self) -> Result<ValidConfig, ConfigError> {
         if !self.update_fraction.is_proper_nonzero() {
             return Err(ConfigError("update_fraction must be in (0, 1]"));
         }
@@ -88,43 +110,123 @@ impl Config {
             return Err(ConfigError("connection_floor must be >= 1"));
         }
         let windows = [
-            self.initial_stream_window,
-            self.initial_connection_window,
-            self.max_stream_window,
-            self.max_connection_window,
+            (
+                self.initial_stream_window,
+                "initial_stream_window must be in [1, 2^62)",
+            ),
+            (
+                self.initial_connection_window,
+                "initial_connection_window must be in [1, 2^62)",
+            ),
+            (
+                self.max_stream_window,
+                "max_stream_window must be in [1, 2^62)",
+            ),
+            (
+                self.max_connection_window,
+                "max_connection_window must be in [1, 2^62)",
+            ),
         ];
-        if windows.iter().any(|&w| w > MAX_VARINT) {
-            return Err(ConfigError("windows must be below 2^62"));
+        if let Some(&(_, msg)) = windows.iter().find(|(w, _)| *w == 0 || *w > MAX_VARINT) {
+            return Err(ConfigError(msg));
         }
-        if self.initial_stream_window > self.max_stream_window
-            || self.initial_connection_window > self.max_connection_window
+        if self.initial_stream_window > self.max_stream_window {
+            return Err(ConfigError(
+                "initial_stream_window must not exceed max_stream_window",
+            ));
+        }
+        if self.initial_connection_window > self.max_connection_window {
+            return Err(ConfigError(
+                "initial_connection_window must not exceed max_connection_window",
+            ));
+        }
+        if self.max_streams_bidi > MAX_STREAMS || self.max_streams_uni > MAX_STREAMS {
+            return Err(ConfigError("max_streams_bidi/uni must be at most 2^60"));
+        }
+        if self
+            .max_open_streams()
+            .checked_mul(self.max_stream_window)
+            .is_none_or(|total| total > MAX_VARINT)
         {
-            return Err(ConfigError("initial windows must not exceed the maximums"));
+            return Err(ConfigError(
+                "max_stream_window × (2 × max_streams_bidi + max_streams_uni) must be below 2^62",
+            ));
         }
-        Ok(())
+        if self.budget.is_some_and(|b| b.ceiling > MAX_VARINT) {
+            return Err(ConfigError("budget ceiling must be below 2^62"));
+        }
+        Ok(ValidConfig(self))
     }
 
-    /// The default tuner built from these settings.
+    /// The most streams a connection's receive side holds at once: the
+    /// peer's `max_streams_bidi + max_streams_uni`, plus as many
+    /// bidirectional streams of our own (`2 × bidi + uni`, saturating).
+    /// Their credit together never passes 2^62 − 1 (see
+    /// [`Config::validate`]).
     #[must_use]
-    pub fn tuner(&self) -> ExcessTuner {
-        ExcessTuner {
-            bonus: self.bonus,
-            max_stream_window: self.max_stream_window,
-            max_connection_window: self.max_connection_window,
-            ..ExcessTuner::DEFAULT
+    pub fn max_open_streams(&self) -> u64 {
+        self.max_streams_bidi
+            .saturating_mul(2)
+            .saturating_add(self.max_streams_uni)
+    }
+
+    /// These settings with flow control out of the way: every window as
+    /// large as [`Config::validate`] allows for the stream limits (the
+    /// connection's 2^62 − 1, each stream's `(2^62 − 1) /
+    /// max_open_streams()`, more than any transfer), no seeding and no
+    /// budget. The upper bound a tuner is measured against.
+    #[must_use]
+    pub fn with_unlimited_windows(self) -> Self {
+        let stream = MAX_VARINT / self.max_open_streams().max(1);
+        Self {
+            initial_stream_window: stream,
+            max_stream_window: stream,
+            initial_connection_window: MAX_VARINT,
+            max_connection_window: MAX_VARINT,
+            seed_fraction: None,
+            budget: None,
+            ..self
         }
     }
 
-    /// The window a stream opened now starts with, given the current
-    /// connection window: `max(initial, seed × connection)`, capped at the
+    /// The window a stream opened now starts with, given the connection's
+    /// estimated need: `max(initial, seed × estimate)`, capped at the
     /// maximum stream window (never below the initial window).
     #[must_use]
-    pub fn seed_window(&self, connection_window: u64) -> u64 {
+    pub fn seed_window(&self, connection_estimate: u64) -> u64 {
         let seeded = self
             .seed_fraction
-            .map_or(0, |s| s.of(connection_window))
+            .map_or(0, |s| s.of(connection_estimate))
             .min(self.max_stream_window);
         seeded.max(self.initial_stream_window)
+    }
+}
+
+/// A [`Config`] that passed [`Config::validate`]: the only way to build a
+/// controller, so none ever runs with a setting out of range. Reads
+/// through to the [`Config`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValidConfig(Config);
+
+impl ValidConfig {
+    /// The settings.
+    #[must_use]
+    pub const fn get(&self) -> &Config {
+        &self.0
+    }
+}
+
+impl Deref for ValidConfig {
+    type Target = Config;
+    fn deref(&self) -> &Config {
+        &self.0
+    }
+}
+
+impl TryFrom<Config> for ValidConfig {
+    type Error = ConfigError;
+    fn try_from(c: Config) -> Result<Self, ConfigError> {
+        c.validate()
     }
 }
 
@@ -134,26 +236,101 @@ mod tests {
 
     #[test]
     fn defaults_are_valid() {
-        assert_eq!(Config::default().validate(), Ok(()));
+        assert_eq!(
+            Config::default().validate().map(|c| *c.get()),
+            Ok(Config::default())
+        );
     }
 
     #[test]
     fn rejects_out_of_range() {
-        let bad = Config {
-            update_fraction: Fraction::new(0, 4).unwrap(),
-            ..Config::default()
+        let bad = |c: Config| c.validate().unwrap_err().0;
+        let d = Config::default();
+        assert!(
+            bad(Config {
+                update_fraction: Fraction::ZERO,
+                ..d
+            })
+            .starts_with("update_fraction")
+        );
+        assert!(
+            bad(Config {
+                connection_floor: Fraction::HALF,
+                ..d
+            })
+            .starts_with("connection_floor")
+        );
+        assert!(
+            bad(Config {
+                initial_stream_window: 1 << 62,
+                ..d
+            })
+            .starts_with("initial_stream_window")
+        );
+        assert!(
+            bad(Config {
+                max_connection_window: 0,
+                ..d
+            })
+            .starts_with("max_connection_window")
+        );
+        assert!(
+            bad(Config {
+                max_streams_uni: MAX_STREAMS + 1,
+                ..d
+            })
+            .starts_with("max_streams")
+        );
+        assert!(
+            bad(Config {
+                initial_stream_window: MAX_VARINT,
+                max_stream_window: MAX_VARINT,
+                ..d
+            })
+            .contains("2 × max_streams_bidi")
+        );
+        // The extremes are fine: the largest windows with one stream, the
+        // most streams with small windows.
+        let one = Config {
+            max_streams_bidi: 0,
+            max_streams_uni: 1,
+            ..d
         };
-        assert!(bad.validate().is_err());
-        let bad = Config {
-            connection_floor: Fraction::HALF,
-            ..Config::default()
+        let huge = Config {
+            initial_stream_window: MAX_VARINT,
+            initial_connection_window: MAX_VARINT,
+            max_stream_window: MAX_VARINT,
+            max_connection_window: MAX_VARINT,
+            ..one
         };
-        assert!(bad.validate().is_err());
-        let bad = Config {
-            initial_stream_window: 1 << 62,
-            ..Config::default()
+        assert!(huge.validate().is_ok());
+        let many = Config {
+            initial_stream_window: 1,
+            max_stream_window: 1,
+            max_streams_bidi: MAX_STREAMS,
+            max_streams_uni: MAX_STREAMS,
+            ..d
         };
-        assert!(bad.validate().is_err());
+        assert!(many.validate().is_ok());
+    }
+
+    #[test]
+    fn unlimited_windows_are_valid_and_as_large_as_allowed() {
+        for (bidi, uni) in [(100, 100), (0, 1), (5000, 3), (1 << 40, 0)] {
+            let c = Config {
+                max_streams_bidi: bidi,
+                max_streams_uni: uni,
+                ..Config::default()
+            }
+            .with_unlimited_windows();
+            assert!(c.validate().is_ok(), "{bidi}/{uni}");
+            let bigger = Config {
+                max_stream_window: c.max_stream_window + 1,
+                initial_stream_window: c.max_stream_window + 1,
+                ..c
+            };
+            assert!(bigger.validate().is_err(), "{bidi}/{uni}");
+        }
     }
 
     #[test]

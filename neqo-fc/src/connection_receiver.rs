@@ -1,443 +1,438 @@
-//! The receive side of one connection: the connection controller, every
-//! stream's controller, seeding, the connection floor, and the memory
-//! budget that bounds the credit held across streams.
+//! The receive side of one connection, owning every stream's controller:
+//! [`ConnectionFlow`] plus the streams themselves, the MAX_STREAMS limits
+//! and the queue of streams with an update due — for stacks that would
+//! rather not keep the controllers inside their own stream objects.
 
 use std::{
     collections::{BTreeMap, VecDeque},
-    time::Duration,
+    time::Instant,
 };
-
-mod rebalance;
 
 use crate::{
-    ChangeReason, Config, Connection, Error, MAX_VARINT, ReceiverFlowControl, Res, Rtt, StreamId,
-    Subject, Tuner, WindowChange,
+    Connection, ConnectionFlow, Direction, Error, ExcessTuner, ReceiverFlowControl, Res, Role, Rtt,
+    StreamId, StreamReceiver, Tuner, ValidConfig, WindowChange, stream_limits::RemoteStreamLimit,
 };
 
-/// One MAX_DATA / MAX_STREAM_DATA to write now.
+/// One MAX_* frame to write now (or that was lost or acknowledged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UpdateFrame {
-    /// [`Subject::Connection`] for MAX_DATA, a stream for MAX_STREAM_DATA.
-    pub subject: Subject,
-    /// The limit to send.
-    pub limit: u64,
+pub enum UpdateFrame {
+    /// MAX_DATA (RFC 9000 §19.9).
+    MaxData(u64),
+    /// MAX_STREAM_DATA (§19.10).
+    MaxStreamData {
+        /// The stream.
+        id: StreamId,
+        /// Maximum Stream Data.
+        limit: u64,
+    },
+    /// MAX_STREAMS (§19.11) for the peer's streams of one direction.
+    MaxStreams {
+        /// Bidirectional (frame type 0x12) or unidirectional (0x13).
+        direction: Direction,
+        /// Maximum Streams.
+        limit: u64,
+    },
+}
+
+impl UpdateFrame {
+    /// The value the frame carries.
+    #[must_use]
+    pub const fn limit(&self) -> u64 {
+        match *self {
+            Self::MaxData(limit)
+            | Self::MaxStreamData { limit, .. }
+            | Self::MaxStreams { limit, .. } => limit,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
-struct StreamEntry {
-    fc: ReceiverFlowControl<StreamId>,
-    /// The window the stream started with; reclaim returns it here.
-    seed: u64,
-    /// `retired` at the last rebalancing pass.
-    retired_at_mark: u64,
-    /// Bytes retired over the current slow-reader period.
-    used_in_period: u64,
-    /// Rebalancing passes in the current slow-reader period.
-    passes: u32,
-    /// Last pass at which the application had retired something.
-    last_active: Duration,
+struct Entry {
+    rx: StreamReceiver,
     /// In the `due` queue.
     queued: bool,
-    /// Read at least a quarter of its window per RTT in the last pass,
-    /// with little left unread (window-limited).
-    busy: bool,
-    /// The first limit of the current run of extensions that stopped at
-    /// the stream's share of the estimate (`None` once one did not).
-    share_since: Option<u64>,
+    /// The stack closed it before its final size was known: data is
+    /// released as it arrives, and the stream is forgotten once the final
+    /// size comes.
+    closing: bool,
 }
 
-/// Receive-side flow control for a whole connection.
+/// Receive-side flow control for a whole connection, owning its streams.
 ///
-/// It owns the connection's [`ReceiverFlowControl`] and one per open
-/// stream, and keeps these invariants after every call:
+/// Everything [`ConnectionFlow`] guarantees (RFC 9000 §4 for every
+/// subject, the budget, the connection floor, growth only from reads),
+/// and the stream lifecycle of RFC 9000 §2–§3:
+/// - a peer's stream may be used only below the MAX_STREAMS limit for its
+///   direction (by stream index, STREAM_LIMIT_ERROR beyond it); using one
+///   opens every lower-numbered stream of its type (§3.2); closing one
+///   lets the limit move up by one;
+/// - a stream this endpoint initiates has a receive side only if it is
+///   bidirectional and was opened with
+///   [`ConnectionReceiver::open_local_stream`]; data on any other stream
+///   of ours is STREAM_STATE_ERROR;
+/// - frames for a closed stream are ignored (their bytes were counted when
+///   the final size became known) and never reopen it;
+/// - a stream closed before its final size is known stays counted until
+///   the final size arrives, its data released as it comes.
 ///
-/// - every rule of [`ReceiverFlowControl`] (RFC 9000 §4), for each subject;
-/// - with a [`Budget`](crate::Budget): the credit outstanding summed over open streams,
-///   [`ConnectionReceiver::committed`] `= Σ (limit − retired)`, never
-///   exceeds [`ConnectionReceiver::budget`] — credit is only extended
-///   within it, and never reneged (limits never decrease);
-/// - the connection window stays ≥ `connection_floor × largest stream
-///   window` and, with a budget, ≥ the credit committed to streams, so
-///   neither one stream nor data parked in slow streams makes the
-///   connection limit block the others;
-/// - windows grow only from bytes the application retired.
-///
-/// New streams start at `max(initial, seed_fraction × connection window)`
-/// (within the budget). With a budget, once per smoothed RTT a
-/// rebalancing pass (`connection_receiver/rebalance.rs`) returns a stream
-/// that retired nothing for `idle_rtts` RTTs, or whose reader leaves data
-/// unread while using far less than its window, toward its seed by *not
-/// extending* its limit; while several streams read, none holds more
-/// credit than its share of the estimate (never below its seed during the
-/// start-up ramp, at least `update_fraction × initial window` after it);
-/// streams still reading inherit the share of those that stopped — a
-/// quarter RTT after the last pass if one reports *_BLOCKED at its share
-/// while most others have stopped. Credit goes to streams whose
-/// application is reading, first come first served among those due.
-///
-/// Every window change is kept in [`ConnectionReceiver::drain_changes`]
-/// (reasons: auto-tune, seed, connection floor, budget, reclaim).
+/// Per packet: feed it the frames received, call
+/// [`ConnectionReceiver::next_update`] while building a packet, and arm a
+/// timer for [`ConnectionReceiver::next_timeout`]
+/// (→ [`ConnectionReceiver::on_timeout`]).
 #[derive(Debug)]
-pub struct ConnectionReceiver<T> {
-    config: Config,
-    tuner: T,
-    conn: ReceiverFlowControl<Connection>,
-    streams: BTreeMap<StreamId, StreamEntry>,
-    committed: u64,
+pub struct ConnectionReceiver<T = ExcessTuner> {
+    flow: ConnectionFlow<T>,
+    role: Role,
+    streams: BTreeMap<StreamId, Entry>,
     due: VecDeque<StreamId>,
-    largest_window: u64,
-    /// The connection's need: the largest of the initial connection
-    /// window, `connection_floor ×` any stream window, any auto-tuned
-    /// connection window, and `connection_floor ×` the bytes both received
-    /// and retired in one smoothed RTT. Never decreases; the
-    /// growth budget is a multiple of it.
-    estimate: u64,
-    /// Connection `retired`, `consumed` and time at the last pass.
-    conn_mark: (u64, u64, Duration),
-    /// Σ over open streams of `max(0, credit − initial_stream_window)`:
-    /// the credit beyond what the transport parameters promised each
-    /// stream slot. The growth budget bounds it.
-    excess: u64,
-    /// Streams that read something in the last rebalancing pass (≥ 1).
-    active: u64,
-    next_reclaim: Option<Duration>,
-    /// The measured need has stopped growing once (the start-up ramp is
-    /// over): from then on a stream's share may go below its seed.
-    ramped: bool,
-    /// `connection_floor ×` the bytes moved per RTT at the last pass.
-    last_need: u64,
-    /// Since the last pass a stream reported *_BLOCKED at a limit its
-    /// share set, and the data bore the report out.
-    share_blocked: bool,
-    /// Streams that retired something since the last pass.
-    readers_since_pass: u64,
-    /// Time of the last rebalancing pass and the smoothed RTT then.
-    last_pass: (Duration, Duration),
-    changes: Vec<WindowChange>,
+    /// Limits on the peer's bidirectional and unidirectional streams.
+    remote: [RemoteStreamLimit; 2],
+    /// One past the highest index of our own bidirectional streams opened.
+    local_next: u64,
+    /// Our own bidirectional streams open now (at most `max_streams_bidi`).
+    local_open: u64,
+}
+
+const fn slot(direction: Direction) -> usize {
+    match direction {
+        Direction::Bidi => 0,
+        Direction::Uni => 1,
+    }
+}
+
+impl ConnectionReceiver<ExcessTuner> {
+    /// The receive side of a connection where this endpoint is `role`,
+    /// with `config` and the default tuner.
+    #[must_use]
+    pub fn new(role: Role, config: ValidConfig) -> Self {
+        Self::with_tuner(role, config, ExcessTuner::DEFAULT)
+    }
 }
 
 impl<T: Tuner> ConnectionReceiver<T> {
-    /// A connection receiver with `config` (whose `budget`, if any, bounds
-    /// stream credit) and `tuner`.
-    pub fn new(config: Config, tuner: T) -> Self {
+    /// As [`ConnectionReceiver::new`] with another tuner.
+    #[must_use]
+    pub fn with_tuner(role: Role, config: ValidConfig, tuner: T) -> Self {
         Self {
-            conn: ReceiverFlowControl::connection(&config),
-            config,
-            tuner,
+            remote: [
+                RemoteStreamLimit::new(Direction::Bidi, config.max_streams_bidi),
+                RemoteStreamLimit::new(Direction::Uni, config.max_streams_uni),
+            ],
+            flow: ConnectionFlow::with_tuner(config, tuner),
+            role,
             streams: BTreeMap::new(),
-            committed: 0,
             due: VecDeque::new(),
-            largest_window: 0,
-            estimate: config.initial_connection_window,
-            conn_mark: (0, 0, Duration::ZERO),
-            excess: 0,
-            active: 1,
-            next_reclaim: None,
-            ramped: false,
-            last_need: 0,
-            share_blocked: false,
-            readers_since_pass: 0,
-            last_pass: (Duration::ZERO, Duration::ZERO),
-            changes: Vec::new(),
+            local_next: 0,
+            local_open: 0,
         }
     }
 
+    /// This endpoint's role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The connection-level policy (budget, estimate, connection window).
+    pub fn flow(&self) -> &ConnectionFlow<T> {
+        &self.flow
+    }
+
     /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
+    pub fn config(&self) -> &ValidConfig {
+        self.flow.config()
     }
 
     /// The tuner.
     pub fn tuner(&self) -> &T {
-        &self.tuner
+        self.flow.tuner()
     }
 
     /// The connection-level controller.
     pub fn connection(&self) -> &ReceiverFlowControl<Connection> {
-        &self.conn
+        self.flow.connection()
     }
 
     /// A stream's controller, if open.
     pub fn stream(&self, id: StreamId) -> Option<&ReceiverFlowControl<StreamId>> {
-        self.streams.get(&id).map(|e| &e.fc)
+        self.streams.get(&id).map(|e| e.rx.fc())
     }
 
-    /// Open streams.
+    /// Every open stream's controller, by stream id.
+    pub fn streams(&self) -> impl Iterator<Item = &ReceiverFlowControl<StreamId>> {
+        self.streams.values().map(|e| e.rx.fc())
+    }
+
+    /// Open streams (including ones closed early and waiting for their
+    /// final size).
     pub fn stream_count(&self) -> usize {
         self.streams.len()
     }
 
+    /// The MAX_STREAMS value in force for the peer's streams of
+    /// `direction`.
+    pub fn max_streams(&self, direction: Direction) -> u64 {
+        self.remote[slot(direction)].advertised()
+    }
+
     /// Credit outstanding over open streams: `Σ (limit − retired)`.
     pub fn committed(&self) -> u64 {
-        self.committed
+        self.flow.committed()
     }
 
-    /// The budget in force (`u64::MAX` without a budget): the initial
-    /// credit every stream slot is promised by the transport parameters
-    /// (`max_streams × initial_stream_window`) plus the growth budget, a
-    /// multiple of the connection's estimated need. Never decreases.
-    ///
-    /// Credit beyond a stream's initial window comes out of the growth
-    /// budget, slot by slot, so `committed ≤ budget` holds whatever the
-    /// order of opens, reads and closes.
+    /// The budget in force (see [`ConnectionFlow::budget`]).
     pub fn budget(&self) -> u64 {
-        self.config.budget.map_or(u64::MAX, |b| {
-            b.limit(
-                self.estimate,
-                b.max_streams,
-                self.config.initial_stream_window,
-            )
-        })
+        self.flow.budget()
     }
 
-    fn growth_budget(&self) -> u64 {
-        self.config
-            .budget
-            .map_or(u64::MAX, |b| b.limit(self.estimate, 0, 0))
-    }
-
-    /// The connection's estimated need in bytes (see the type's docs).
+    /// The connection's estimated need in bytes.
     pub fn estimate(&self) -> u64 {
-        self.estimate
+        self.flow.estimate()
     }
 
-    /// Budget left for extending limits now.
-    fn room(&self) -> u64 {
-        self.growth_budget().saturating_sub(self.excess)
-    }
-
-    /// Largest stream window among open streams (may lag a shrink until
-    /// the next rebalancing pass).
+    /// Largest stream window among open streams.
     pub fn largest_window(&self) -> u64 {
-        self.largest_window
+        self.flow.largest_window()
     }
 
-    /// Bytes received and not yet read, all streams (the connection's
-    /// `consumed − retired`).
+    /// Bytes received and not yet read, all streams.
     pub fn buffered(&self) -> u64 {
-        self.conn.unretired()
+        self.flow.buffered()
     }
 
     /// Takes the window changes recorded since the last call.
     pub fn drain_changes(&mut self) -> std::vec::Drain<'_, WindowChange> {
-        self.changes.drain(..)
+        self.flow.drain_changes()
     }
 
-    fn push_change(&mut self, change: Option<WindowChange>) {
-        if let Some(c) = change {
-            match (c.subject, c.reason) {
-                (Subject::Stream(_), _) => {
-                    self.largest_window = self.largest_window.max(c.new);
-                    let need = self.config.connection_floor.of_ceil(c.new);
-                    self.estimate = self.estimate.max(need);
-                }
-                (Subject::Connection, ChangeReason::AutoTune) => {
-                    self.estimate = self.estimate.max(c.new);
-                }
-                (Subject::Connection, _) => {}
-            }
-            self.changes.push(c);
-        }
-    }
-
-    /// Opens a stream the peer started (call before its first data, or let
-    /// [`ConnectionReceiver::on_data`] do it). Its limit starts at
-    /// `initial_stream_window` (the transport parameter the peer knows);
-    /// its window is seeded from the connection window, within the budget.
+    /// Opens the receive side of a bidirectional stream this endpoint
+    /// initiates (call when the stack opens it). Opening one that is open
+    /// already does nothing.
     ///
     /// # Errors
-    /// [`Error::StreamLimit`] beyond `budget.max_streams` open streams.
-    pub fn open_stream(&mut self, id: StreamId, now: Duration) -> Res<()> {
+    /// [`Error::StreamState`] for a stream the peer initiates, one of our
+    /// unidirectional streams, or one of ours already closed;
+    /// [`Error::StreamLimit`] with `max_streams_bidi` of our own open
+    /// already (the receive sides of our streams are bounded like the
+    /// peer's, so they never take a slot the peer may use).
+    pub fn open_local_stream(&mut self, id: StreamId) -> Res<()> {
+        if id.initiator() != self.role || id.direction() != Direction::Bidi {
+            return Err(Error::StreamState(id));
+        }
         if self.streams.contains_key(&id) {
             return Ok(());
         }
-        if let Some(b) = self.config.budget
-            && self.streams.len() as u64 >= b.max_streams
-        {
-            return Err(Error::StreamLimit(b.max_streams));
+        if id.index() < self.local_next {
+            return Err(Error::StreamState(id));
         }
-        let initial = self.config.initial_stream_window;
-        let mut fc = ReceiverFlowControl::new(id, initial, initial, self.config.update_fraction);
-        self.committed += fc.credit();
-        let room = self.room();
-        // Seed from the connection-level estimate: with a budget the
-        // connection window also carries floors for credit already given
-        // out, which would make every new stream's seed feed the next.
-        let basis = if self.config.budget.is_some() {
-            self.estimate
-        } else {
-            self.conn.window()
-        };
-        let seed = self
-            .config
-            .seed_window(basis)
-            .min(initial.saturating_add(room));
-        let change = fc.raise_window(seed, ChangeReason::Seed, now);
-        let seed = fc.window();
-        self.largest_window = self.largest_window.max(seed);
+        let limit = self.flow.config().max_streams_bidi;
+        if self.local_open >= limit {
+            return Err(Error::StreamLimit { id, limit });
+        }
+        self.insert(id)?;
+        self.local_next = id.index() + 1;
+        self.local_open += 1;
+        Ok(())
+    }
+
+    fn insert(&mut self, id: StreamId) -> Res<()> {
+        let rx = self.flow.open_stream(id)?;
         self.streams.insert(
             id,
-            StreamEntry {
-                fc,
-                seed,
-                retired_at_mark: 0,
-                used_in_period: 0,
-                passes: 0,
-                last_active: now,
+            Entry {
+                rx,
                 queued: false,
-                busy: false,
-                share_since: None,
+                closing: false,
             },
         );
-        self.push_change(change);
-        self.cover_stream(seed, now);
         self.enqueue_if_due(id);
         Ok(())
     }
 
-    /// A STREAM frame (or FIN) reached `end` on stream `id`, opening it if
-    /// needed. Streams the stack knows are closed must not be passed here.
-    ///
-    /// # Errors
-    /// As [`ReceiverFlowControl::on_data`] (stream) and
-    /// [`ReceiverFlowControl::consume`] (connection); then nothing changed
-    /// at the connection level.
-    pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool, now: Duration) -> Res<u64> {
-        let opened = !self.streams.contains_key(&id);
-        let mark = self.changes.len();
-        let before = (self.conn.window(), self.largest_window, self.estimate);
-        self.open_stream(id, now)?;
-        let entry = self.streams.get_mut(&id).expect("opened above");
-        let mut probe = entry.fc.clone();
-        let result = probe
-            .on_data(end, fin)
-            .and_then(|new| self.conn.consume(new).map(|()| new));
-        match result {
-            Ok(new) => {
-                if let Some(entry) = self.streams.get_mut(&id) {
-                    entry.fc = probe;
-                }
-                // The data may bear out a *_BLOCKED received before it.
-                self.enqueue_if_due(id);
-                Ok(new)
+    /// Checks the stream a frame from the peer names, opening the peer's
+    /// new streams up to it. Returns true if it is open, false if closed.
+    fn receiving(&mut self, id: StreamId) -> Res<bool> {
+        if id.0 > crate::MAX_VARINT {
+            return Err(Error::ValueTooLarge(id.0));
+        }
+        if id.initiator() == self.role {
+            if !id.has_receive_side(self.role) || id.index() >= self.local_next {
+                return Err(Error::StreamState(id));
             }
-            Err(e) => {
-                if opened {
-                    // Rejected data does not open a stream.
-                    if let Some(e) = self.streams.remove(&id) {
-                        self.committed -= e.fc.credit();
-                    }
-                    self.due.retain(|d| *d != id);
-                    self.changes.truncate(mark);
-                    // Undo what opening did at the connection level (a
-                    // window, not a limit: nothing was advertised).
-                    let _ = self.conn.set_window(before.0, ChangeReason::Seed, now);
-                    self.largest_window = before.1;
-                    self.estimate = before.2;
-                }
-                Err(e)
+        } else {
+            // Within MAX_STREAMS, at most `max_streams_*` of the peer's
+            // streams of a type are open, and at most `max_streams_bidi` of
+            // ours: opening these always finds room at the connection.
+            let new = self.remote[slot(id.direction())].open_through(id)?;
+            for index in new {
+                let sid = StreamId::new(self.role.peer(), id.direction(), index);
+                self.insert(sid)?;
             }
         }
+        Ok(self.streams.contains_key(&id))
     }
 
-    /// The application read stream `id` up to `offset`. Returns the bytes
-    /// newly retired.
+    /// A STREAM frame reached `end` on stream `id` (`fin` when it carried
+    /// FIN). Returns the newly consumed bytes (0 for a closed stream).
     ///
     /// # Errors
-    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data received.
-    pub fn retire(&mut self, id: StreamId, offset: u64) -> Res<u64> {
-        let Some(entry) = self.streams.get_mut(&id) else {
+    /// [`Error::StreamLimit`], [`Error::StreamState`] (see the type's
+    /// docs), or as [`ConnectionFlow::on_data`]; the data is not accounted
+    /// then (peer streams below a valid `id` stay opened).
+    pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool) -> Res<u64> {
+        if !self.receiving(id)? {
+            return Ok(0);
+        }
+        let Some(e) = self.streams.get_mut(&id) else {
             return Ok(0);
         };
-        let initial = self.config.initial_stream_window;
-        let before = entry.fc.credit().saturating_sub(initial);
-        let first_since_pass = entry.fc.retired() == entry.retired_at_mark;
-        let n = entry.fc.retire(offset)?;
-        if n > 0 && first_since_pass {
-            self.readers_since_pass += 1;
+        let new = self.flow.on_data(&mut e.rx, end, fin)?;
+        self.after_frame(id);
+        Ok(new)
+    }
+
+    /// The peer reset stream `id` with `final_size` (RESET_STREAM): the
+    /// final size counts against the connection limit, whatever was
+    /// buffered is released, and the stream closes. Works for a stream not
+    /// seen before (it opens and closes at once) and is ignored for a
+    /// closed one. Returns the newly consumed bytes.
+    ///
+    /// # Errors
+    /// As [`ConnectionReceiver::on_data`] with FIN.
+    pub fn reset_received(&mut self, id: StreamId, final_size: u64) -> Res<u64> {
+        if !self.receiving(id)? {
+            return Ok(0);
         }
-        let after = entry.fc.credit().saturating_sub(initial);
-        self.conn.retire(n)?;
-        self.committed -= n;
-        self.excess -= before - after;
+        let Some(e) = self.streams.get_mut(&id) else {
+            return Ok(0);
+        };
+        let new = self.flow.reset_received(&mut e.rx, final_size)?;
+        self.forget(id);
+        Ok(new)
+    }
+
+    /// The application read stream `id` up to `offset` (an offset).
+    /// Returns the bytes newly retired; 0 for a stream not open.
+    ///
+    /// # Errors
+    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data
+    /// received.
+    pub fn retire_to(&mut self, id: StreamId, offset: u64) -> Res<u64> {
+        let Some(e) = self.streams.get_mut(&id) else {
+            return Ok(0);
+        };
+        let n = self.flow.retire_to(&mut e.rx, offset)?;
         self.enqueue_if_due(id);
         Ok(n)
     }
 
-    /// The peer sent DATA_BLOCKED (`None`) or STREAM_DATA_BLOCKED for `id`,
-    /// blocked at `limit`: the claim counts once the data received reaches
-    /// `limit` (see [`ReceiverFlowControl::blocked_received`]). Constant
-    /// work per frame; unknown streams are ignored. Returns whether the
-    /// frame was recorded.
-    pub fn blocked_received(&mut self, id: Option<StreamId>, limit: u64) -> bool {
-        match id {
-            None => self.conn.blocked_received(limit),
-            Some(id) => {
-                let Some(e) = self.streams.get_mut(&id) else {
-                    return false;
-                };
-                let honoured = e.fc.blocked_received(limit);
-                // Blocked at a limit its share set, and the data bears it
-                // out (the peer used that credit).
-                let capped = honoured
-                    && e.share_since.is_some_and(|from| limit >= from)
-                    && e.fc.consumed() >= limit;
-                if honoured {
-                    self.enqueue_if_due(id);
-                    // Blocked at its share: if the others stopped reading
-                    // since the last pass, the share is stale.
-                    self.share_blocked |= capped;
-                }
-                honoured
-            }
-        }
-    }
-
-    /// The frame carrying `limit` for `subject` was lost.
-    pub fn update_lost(&mut self, subject: Subject, limit: u64) {
-        match subject {
-            Subject::Connection => self.conn.update_lost(limit),
-            Subject::Stream(id) => {
-                if let Some(e) = self.streams.get_mut(&id) {
-                    e.fc.update_lost(limit);
-                    self.enqueue_if_due(id);
-                }
-            }
-        }
-    }
-
-    /// The frame carrying `limit` for `subject` was acknowledged.
-    pub fn update_acked(&mut self, subject: Subject, limit: u64) {
-        match subject {
-            Subject::Connection => self.conn.update_acked(limit),
-            Subject::Stream(id) => {
-                if let Some(e) = self.streams.get_mut(&id) {
-                    e.fc.update_acked(limit);
-                }
-            }
-        }
-    }
-
-    /// Forgets stream `id` (read to the end, or reset). Bytes received but
-    /// never read are released at the connection level, and its credit
-    /// leaves the budget.
+    /// The stack is done with stream `id`'s receive side: read to the end,
+    /// or abandoned (it sends STOP_SENDING). Unread bytes are released. If
+    /// the final size is not known yet, the stream stays counted — what
+    /// arrives is released at once — until the final size comes (FIN or
+    /// RESET_STREAM); then, or now if known, the stream is forgotten and
+    /// the peer may open another of its type.
     pub fn close_stream(&mut self, id: StreamId) {
-        if let Some(e) = self.streams.remove(&id) {
+        let Some(e) = self.streams.get_mut(&id) else {
+            return;
+        };
+        if e.rx.fc().final_size().is_some() {
+            self.forget(id);
+        } else {
+            e.closing = true;
+            self.flow.stop_reading(&mut e.rx);
+        }
+    }
+
+    fn after_frame(&mut self, id: StreamId) {
+        let Some(e) = self.streams.get(&id) else {
+            return;
+        };
+        if e.closing && e.rx.fc().final_size().is_some() {
+            self.forget(id);
+        } else {
+            // The data may bear out a *_BLOCKED received before it.
+            self.enqueue_if_due(id);
+        }
+    }
+
+    fn forget(&mut self, id: StreamId) {
+        let Some(e) = self.streams.remove(&id) else {
+            return;
+        };
+        if e.queued {
             self.due.retain(|d| *d != id);
-            self.committed -= e.fc.credit();
-            self.excess -=
-                e.fc.credit()
-                    .saturating_sub(self.config.initial_stream_window);
-            let unread = e.fc.unretired();
-            // Cannot fail: these bytes were consumed at the connection.
-            let _ = self.conn.retire(unread);
+        }
+        self.flow.close_stream(e.rx);
+        if id.initiator() == self.role {
+            self.local_open -= 1;
+        } else {
+            self.remote[slot(id.direction())].on_closed();
+        }
+    }
+
+    /// The peer sent DATA_BLOCKED at `limit` (see
+    /// [`ReceiverFlowControl::blocked_received`]). Returns whether the
+    /// frame was recorded.
+    pub fn data_blocked_received(&mut self, limit: u64) -> bool {
+        self.flow.data_blocked_received(limit)
+    }
+
+    /// The peer sent STREAM_DATA_BLOCKED for `id` at `limit`. Constant
+    /// work per frame; streams not open are ignored. Returns whether the
+    /// frame was recorded.
+    pub fn stream_data_blocked_received(&mut self, id: StreamId, limit: u64) -> bool {
+        let Some(e) = self.streams.get_mut(&id) else {
+            return false;
+        };
+        let honoured = self.flow.stream_blocked_received(&mut e.rx, limit);
+        if honoured {
+            self.enqueue_if_due(id);
+        }
+        honoured
+    }
+
+    /// The peer sent STREAMS_BLOCKED for `direction` at `limit`. Returns
+    /// whether the frame names a limit we advertised; MAX_STREAMS follows
+    /// the peer's streams closing, not its requests.
+    pub fn streams_blocked_received(&self, direction: Direction, limit: u64) -> bool {
+        self.remote[slot(direction)].blocked_received(limit)
+    }
+
+    /// The packet carrying `frame` was declared lost.
+    pub fn update_lost(&mut self, frame: UpdateFrame) {
+        match frame {
+            UpdateFrame::MaxData(limit) => self.flow.connection_update_lost(limit),
+            UpdateFrame::MaxStreamData { id, limit } => {
+                if let Some(e) = self.streams.get_mut(&id) {
+                    e.rx.update_lost(limit);
+                    self.enqueue_if_due(id);
+                }
+            }
+            UpdateFrame::MaxStreams { direction, limit } => {
+                self.remote[slot(direction)].update_lost(limit);
+            }
+        }
+    }
+
+    /// The packet carrying `frame` was acknowledged.
+    pub fn update_acked(&mut self, frame: UpdateFrame) {
+        match frame {
+            UpdateFrame::MaxData(limit) => self.flow.connection_update_acked(limit),
+            UpdateFrame::MaxStreamData { id, limit } => {
+                if let Some(e) = self.streams.get_mut(&id) {
+                    e.rx.update_acked(limit);
+                }
+            }
+            UpdateFrame::MaxStreams { direction, limit } => {
+                self.remote[slot(direction)].update_acked(limit);
+            }
         }
     }
 
     fn enqueue_if_due(&mut self, id: StreamId) {
         if let Some(e) = self.streams.get_mut(&id)
             && !e.queued
-            && e.fc.update_due()
+            && e.rx.update_due()
         {
             e.queued = true;
             self.due.push_back(id);
@@ -446,108 +441,70 @@ impl<T: Tuner> ConnectionReceiver<T> {
 
     /// True when [`ConnectionReceiver::next_update`] may return a frame.
     pub fn update_pending(&self) -> bool {
-        !self.due.is_empty() || self.conn.update_due()
+        !self.due.is_empty()
+            || self.flow.connection_update_due()
+            || self.remote.iter().any(RemoteStreamLimit::update_due)
     }
 
-    /// The next MAX_DATA / MAX_STREAM_DATA to write, if any; call in a loop
-    /// while building a packet. Tuning, the connection floor, budget caps
-    /// and (every `idle_rtts`) reclaim happen here.
-    pub fn next_update(&mut self, now: Duration, rtt: Rtt) -> Option<UpdateFrame> {
-        self.reclaim(now, rtt);
+    /// The next MAX_STREAM_DATA / MAX_STREAMS / MAX_DATA to write, if any;
+    /// call in a loop while building a packet. Tuning, the connection
+    /// floor and budget caps happen here; `rtt` is `None` before the
+    /// stack's first RTT sample.
+    pub fn next_update(&mut self, now: Instant, rtt: Option<Rtt>) -> Option<UpdateFrame> {
         let mut skipped = 0;
         while let Some(id) = self.due.pop_front() {
-            let Some(entry) = self.streams.get_mut(&id) else {
+            let Some(e) = self.streams.get_mut(&id) else {
                 continue;
             };
-            entry.queued = false;
-            if !entry.fc.update_due() {
-                continue;
+            e.queued = false;
+            if let Some(limit) = self.flow.stream_update(&mut e.rx, now, rtt) {
+                return Some(UpdateFrame::MaxStreamData { id, limit });
             }
-            let room = self.room();
-            let recently_active = self.is_recently_active(id, now, rtt);
-            let share = self
-                .streams
-                .get(&id)
-                .map_or(u64::MAX, |e| self.stream_share_cap(e.seed));
-            let Some(entry) = self.streams.get_mut(&id) else {
-                continue;
-            };
-            let old = entry.fc.limit();
-            let wanted = entry.fc.wanted_extension();
-            let initial = self.config.initial_stream_window;
-            // The stream's own promised credit it has read through costs the
-            // growth budget nothing.
-            let room = room.saturating_add(initial.saturating_sub(entry.fc.credit()));
-            // While several streams read, none may hold more than its share
-            // of the connection's need: credit granted cannot be taken
-            // back, so if the others stop reading, what they hold must
-            // leave room for the ones that go on (growth budget: 3 × need).
-            let share_cap = entry.fc.retired().saturating_add(share);
-            // A lost frame is re-sent at its old limit even with no room.
-            let cap = if room == 0 && entry.fc.resend_pending() {
-                old
-            } else {
-                old.saturating_add(room)
-                    .min(share_cap)
-                    .max(old)
-                    .min(MAX_VARINT)
-            };
-            // Too little room to be worth a frame — or the room is short and
-            // this stream's reader is not among those reading now: wait, so
-            // credit goes to streams whose application is retiring data. The
-            // step is bounded by the initial window's, so a window raised by
-            // rebalancing cannot price its stream out of small extensions.
-            let step = (entry
-                .fc
-                .update_fraction()
-                .of(entry.fc.window())
-                .min(initial)
-                / 8)
-            .max(1);
-            let starved = room < wanted.min(step) || (room < wanted && !recently_active);
-            if starved && !entry.fc.resend_pending() {
-                entry.queued = true;
+            if e.rx.update_due() {
+                // Held back by the budget: try the others first.
+                e.queued = true;
                 self.due.push_back(id);
                 skipped += 1;
                 if skipped >= self.due.len() {
                     break;
                 }
-                continue;
             }
-            let Some(update) = entry.fc.send_update_capped(now, rtt, &self.tuner, cap) else {
-                continue;
-            };
-            self.committed += update.limit - old;
-            entry.share_since = if update.limit == share_cap {
-                entry.share_since.or(Some(update.limit))
-            } else {
-                None
-            };
-            let initial = self.config.initial_stream_window;
-            let credit_before = old - entry.fc.retired();
-            self.excess +=
-                entry.fc.credit().saturating_sub(initial) - credit_before.saturating_sub(initial);
-            let mut changes = [update.change, None, None];
-            // The budget cut the window: report it as it now is.
-            let granted = update.limit - entry.fc.retired();
-            if granted < entry.fc.window() && update.limit == cap {
-                changes[1] = entry.fc.set_window(granted, ChangeReason::Budget, now);
-            }
-            let window = entry.fc.window();
-            for c in changes {
-                self.push_change(c);
-            }
-            self.cover_stream(window, now);
-            return Some(UpdateFrame {
-                subject: Subject::Stream(id),
-                limit: update.limit,
-            });
         }
-        let update = self.conn.send_update(now, rtt, &self.tuner)?;
-        self.push_change(update.change);
-        Some(UpdateFrame {
-            subject: Subject::Connection,
-            limit: update.limit,
-        })
+        for l in &mut self.remote {
+            if let Some(limit) = l.send_update() {
+                return Some(UpdateFrame::MaxStreams {
+                    direction: l.direction(),
+                    limit,
+                });
+            }
+        }
+        self.flow
+            .connection_update(now, rtt)
+            .map(UpdateFrame::MaxData)
+    }
+
+    /// When [`ConnectionReceiver::on_timeout`] should next be called
+    /// (the budget's rebalancing pass); `None` while nothing is pending.
+    pub fn next_timeout(&self) -> Option<Instant> {
+        self.flow.next_timeout()
+    }
+
+    /// The timer from [`ConnectionReceiver::next_timeout`] fired: runs the
+    /// rebalancing pass if it is due, then queues the streams whose
+    /// windows it raised. Check [`ConnectionReceiver::update_pending`]
+    /// after.
+    pub fn on_timeout(&mut self, now: Instant, rtt: Option<Rtt>) {
+        let streams = &mut self.streams;
+        let ran = self.flow.on_timeout(now, rtt, |visit| {
+            streams.values_mut().for_each(|e| visit(&mut e.rx));
+        });
+        if ran {
+            for (id, e) in &mut self.streams {
+                if !e.queued && e.rx.update_due() {
+                    e.queued = true;
+                    self.due.push_back(*id);
+                }
+            }
+        }
     }
 }

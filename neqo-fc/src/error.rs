@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::StreamId;
+
 /// QUIC transport error code (RFC 9000 §20.1).
 pub type TransportErrorCode = u64;
 
@@ -31,9 +33,28 @@ pub enum Error {
     /// A value does not fit a QUIC variable-length integer (≥ 2^62,
     /// RFC 9000 §16, §19.8): FRAME_ENCODING_ERROR (0x07).
     ValueTooLarge(u64),
-    /// The peer opened more streams than the receiver allows
+    /// The peer opened a stream beyond the MAX_STREAMS limit for its type
     /// (RFC 9000 §4.6): STREAM_LIMIT_ERROR (0x04).
-    StreamLimit(u64),
+    StreamLimit {
+        /// The stream the peer used.
+        id: StreamId,
+        /// The limit we had advertised for streams of its type.
+        limit: u64,
+    },
+    /// A frame for a stream in a state that cannot receive it
+    /// (RFC 9000 §19.8, §19.4): data on a locally initiated stream we have
+    /// not opened, or on one of our own unidirectional (send-only) streams:
+    /// STREAM_STATE_ERROR (0x05).
+    StreamState(StreamId),
+    /// The embedding stack opened a stream with an initial limit above the
+    /// configured `max_stream_window`: a local configuration error,
+    /// INTERNAL_ERROR (0x01).
+    InitialLimitAboveMax {
+        /// The initial limit asked for.
+        limit: u64,
+        /// `max_stream_window`.
+        max: u64,
+    },
     /// The embedding stack tried to retire bytes that were never received:
     /// a local bug, reported as INTERNAL_ERROR (0x01) rather than a panic.
     RetiredBeyondReceived {
@@ -52,8 +73,9 @@ impl Error {
             Self::FlowControl { .. } => 0x03,
             Self::FinalSize { .. } => 0x06,
             Self::ValueTooLarge(_) => 0x07,
-            Self::StreamLimit(_) => 0x04,
-            Self::RetiredBeyondReceived { .. } => 0x01,
+            Self::StreamLimit { .. } => 0x04,
+            Self::StreamState(_) => 0x05,
+            Self::RetiredBeyondReceived { .. } | Self::InitialLimitAboveMax { .. } => 0x01,
         }
     }
 }
@@ -71,7 +93,14 @@ impl fmt::Display for Error {
                 write!(f, "FINAL_SIZE_ERROR: known {known}, peer sent {received}")
             }
             Self::ValueTooLarge(v) => write!(f, "FRAME_ENCODING_ERROR: {v} is not below 2^62"),
-            Self::StreamLimit(max) => write!(f, "STREAM_LIMIT_ERROR: more than {max} open streams"),
+            Self::StreamLimit { id, limit } => {
+                write!(f, "STREAM_LIMIT_ERROR: {id} is beyond the limit of {limit}")
+            }
+            Self::StreamState(id) => write!(f, "STREAM_STATE_ERROR: {id} cannot receive"),
+            Self::InitialLimitAboveMax { limit, max } => write!(
+                f,
+                "INTERNAL_ERROR: initial stream limit {limit} above max_stream_window {max}"
+            ),
             Self::RetiredBeyondReceived { retired, received } => write!(
                 f,
                 "INTERNAL_ERROR: retiring {retired} but only {received} received"

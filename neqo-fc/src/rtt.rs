@@ -2,36 +2,65 @@
 
 use std::time::Duration;
 
-/// RTT figures from the stack's RFC 9002 §5 estimator, passed to every
-/// tuning step. The crate never measures time itself.
+/// RTT figures from the stack's RFC 9002 §5 estimator, once it has at
+/// least one sample. The crate never measures time itself.
 ///
-/// Invariant kept by the constructors: `min ≤ smoothed`.
+/// Calls that tune take `Option<Rtt>`: `None` means the stack has no RTT
+/// sample yet (RFC 9002 §5.1 before the first one, or an estimator that
+/// reports zero), and no window is tuned then — updates are still sent.
+///
+/// Invariant (kept by the constructors, fields private):
+/// `0 < min ≤ smoothed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rtt {
-    /// `smoothed_rtt` (RFC 9002 §5.3): includes queueing delay.
-    pub smoothed: Duration,
-    /// `min_rtt` (RFC 9002 §5.2): the path's base round trip, the right
-    /// denominator for a bandwidth-delay product.
-    pub min: Duration,
+    smoothed: Duration,
+    min: Duration,
 }
 
 impl Rtt {
-    /// Both figures; `min` is clamped to `smoothed` if larger.
+    /// `smoothed_rtt` and `min_rtt` of a stack that has a sample, or
+    /// `None` when `min` is zero or exceeds `smoothed` (no estimator
+    /// produces that pair; RFC 9002 §5.3 keeps smoothed ≥ … ≥ min once
+    /// ack delays are accounted — a stack that can produce it should pass
+    /// `Rtt::new(smoothed.max(min), min)`).
     #[must_use]
-    pub fn new(smoothed: Duration, min: Duration) -> Self {
-        Self {
-            smoothed,
-            min: min.min(smoothed),
-        }
+    pub fn new(smoothed: Duration, min: Duration) -> Option<Self> {
+        (!min.is_zero() && min <= smoothed).then_some(Self { smoothed, min })
+    }
+
+    /// One RTT figure used as both the smoothed and the minimum RTT;
+    /// `None` for zero.
+    #[must_use]
+    pub fn from_sample(rtt: Duration) -> Option<Self> {
+        Self::new(rtt, rtt)
+    }
+
+    /// `smoothed_rtt` (RFC 9002 §5.3): includes queueing delay.
+    #[must_use]
+    pub const fn smoothed(&self) -> Duration {
+        self.smoothed
+    }
+
+    /// `min_rtt` (RFC 9002 §5.2): the path's base round trip, the right
+    /// denominator for a bandwidth-delay product. Never zero.
+    #[must_use]
+    pub const fn min(&self) -> Duration {
+        self.min
     }
 }
 
-impl From<Duration> for Rtt {
-    /// One RTT value used as both the smoothed and the minimum RTT.
-    fn from(rtt: Duration) -> Self {
-        Self {
-            smoothed: rtt,
-            min: rtt,
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_what_no_sample_gives() {
+        let ms = Duration::from_millis;
+        assert!(Rtt::from_sample(Duration::ZERO).is_none());
+        assert!(Rtt::new(ms(10), ms(20)).is_none());
+        assert!(Rtt::new(ms(10), Duration::ZERO).is_none());
+        let r = Rtt::new(ms(30), ms(20)).unwrap();
+        assert_eq!((r.smoothed(), r.min()), (ms(30), ms(20)));
+        assert_eq!(Rtt::from_sample(ms(5)).unwrap().min(), ms(5));
     }
 }

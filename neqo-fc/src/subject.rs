@@ -1,10 +1,101 @@
-//! What a flow controller limits: the whole connection or one stream.
+//! What a flow controller limits (the whole connection or one stream), and
+//! QUIC stream identifiers as RFC 9000 §2.1 defines them.
 
 use std::fmt;
 
-/// A QUIC stream identifier (RFC 9000 §2.1); a plain number here.
+/// Which endpoint a connection is, or which one opened a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// The endpoint that initiated the connection; opens even-numbered streams.
+    Client,
+    /// The endpoint that accepted it; opens odd-numbered streams.
+    Server,
+}
+
+impl Role {
+    /// The other endpoint.
+    #[must_use]
+    pub const fn peer(self) -> Self {
+        match self {
+            Self::Client => Self::Server,
+            Self::Server => Self::Client,
+        }
+    }
+}
+
+/// Whether data flows both ways on a stream or only from its initiator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// Bidirectional: both endpoints send.
+    Bidi,
+    /// Unidirectional: only the initiator sends.
+    Uni,
+}
+
+/// A QUIC stream identifier (RFC 9000 §2.1): the two low bits name the
+/// initiator (bit 0: server) and the direction (bit 1: unidirectional); the
+/// rest is the stream's index among streams of that type.
+///
+/// Any `u64` is accepted; values ≥ 2^62 never reach a controller (the
+/// codec rejects them, and so does every call that takes a stream).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StreamId(pub u64);
+
+impl StreamId {
+    /// The `index`-th stream opened by `initiator` in `direction`.
+    /// Saturates for indices ≥ 2^62 (never valid on the wire).
+    #[must_use]
+    pub const fn new(initiator: Role, direction: Direction, index: u64) -> Self {
+        let low = match initiator {
+            Role::Client => 0,
+            Role::Server => 1,
+        } | match direction {
+            Direction::Bidi => 0,
+            Direction::Uni => 2,
+        };
+        let index = if index > (u64::MAX >> 2) {
+            u64::MAX >> 2
+        } else {
+            index
+        };
+        Self((index << 2) | low)
+    }
+
+    /// The endpoint that opened this stream.
+    #[must_use]
+    pub const fn initiator(self) -> Role {
+        if self.0 & 1 == 0 {
+            Role::Client
+        } else {
+            Role::Server
+        }
+    }
+
+    /// Bidirectional or unidirectional.
+    #[must_use]
+    pub const fn direction(self) -> Direction {
+        if self.0 & 2 == 0 {
+            Direction::Bidi
+        } else {
+            Direction::Uni
+        }
+    }
+
+    /// The stream's position among streams of its type (initiator and
+    /// direction): the number that MAX_STREAMS limits (RFC 9000 §4.6).
+    #[must_use]
+    pub const fn index(self) -> u64 {
+        self.0 >> 2
+    }
+
+    /// True if `role`'s peer can send on this stream, i.e. an endpoint in
+    /// `role` has a receive side for it: every bidirectional stream, and
+    /// unidirectional streams the peer opened.
+    #[must_use]
+    pub fn has_receive_side(self, role: Role) -> bool {
+        self.direction() == Direction::Bidi || self.initiator() != role
+    }
+}
 
 impl fmt::Display for StreamId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -43,10 +134,24 @@ impl fmt::Display for Subject {
     }
 }
 
-/// A type that names a flow-control subject ([`Connection`] or
-/// [`StreamId`]). Sealed by convention: the crate's controllers are only
-/// meaningful for these two.
-pub trait FlowSubject: Copy + fmt::Debug {
+impl From<StreamId> for Subject {
+    fn from(id: StreamId) -> Self {
+        Self::Stream(id)
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Connection {}
+    impl Sealed for super::StreamId {}
+}
+
+/// The two subjects a controller can limit: [`Connection`] and
+/// [`StreamId`]. Sealed: the controllers' subject-specific calls
+/// (`on_data`/`retire_to` for a stream, `consume`/`add_retired` for the
+/// connection) exist only for these two, so a stack converts its own
+/// stream-id type into [`StreamId`].
+pub trait FlowSubject: Copy + fmt::Debug + sealed::Sealed {
     /// The subject as a value.
     fn subject(&self) -> Subject;
     /// Connection or stream.
@@ -68,5 +173,30 @@ impl FlowSubject for StreamId {
     }
     fn kind(&self) -> SubjectKind {
         SubjectKind::Stream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_id_bits_follow_rfc_9000() {
+        // RFC 9000 §2.1, Table 1.
+        assert_eq!(StreamId::new(Role::Client, Direction::Bidi, 0), StreamId(0));
+        assert_eq!(StreamId::new(Role::Server, Direction::Bidi, 0), StreamId(1));
+        assert_eq!(StreamId::new(Role::Client, Direction::Uni, 0), StreamId(2));
+        assert_eq!(StreamId::new(Role::Server, Direction::Uni, 5), StreamId(23));
+        let id = StreamId(23);
+        assert_eq!(id.initiator(), Role::Server);
+        assert_eq!(id.direction(), Direction::Uni);
+        assert_eq!(id.index(), 5);
+        assert!(id.has_receive_side(Role::Client));
+        assert!(!id.has_receive_side(Role::Server));
+        assert!(StreamId(0).has_receive_side(Role::Client));
+        assert_eq!(
+            StreamId::new(Role::Client, Direction::Bidi, u64::MAX).index(),
+            u64::MAX >> 2
+        );
     }
 }

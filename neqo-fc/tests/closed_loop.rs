@@ -12,12 +12,15 @@
 //! Targets (from the issue): after convergence the flow sustains ≥ 95 % of
 //! R; the window stays ≤ 1.6 × BDP; it reaches the BDP within
 //! ⌈log2(BDP / 64 KiB)⌉ + 3 RTTs (slow start's pace). Paths whose 4/3 × BDP
-//! is above the tuner cap (32 MiB) must reach the cap instead.
+//! is above the stream window cap (32 MiB) must reach the cap instead.
+
+mod common;
 
 use std::{collections::VecDeque, time::Duration};
 
+use common::base;
 use neqo_fc::{
-    Config, Connection, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId, SubjectKind, Tuner,
+    Config, Connection, ExcessTuner, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId,
 };
 
 const INITIAL_WINDOW: u64 = 64 << 10;
@@ -87,21 +90,18 @@ enum Frame {
 }
 
 fn simulate(path: Path) -> Outcome {
-    let config = Config::default();
-    let tuner = config.tuner();
-    let rtt = Rtt::from(path.rtt);
+    let config = Config::default().validate().unwrap();
+    let tuner = ExcessTuner::DEFAULT;
+    let rtt = Rtt::from_sample(path.rtt);
     let rtt_ns = path.rtt_ns();
     let one_way = rtt_ns / 2;
     let bdp = path.bdp();
-    let cap = tuner.max_window(SubjectKind::Stream);
+    let cap = config.max_stream_window;
 
-    let mut conn = ReceiverFlowControl::connection(&config);
-    let mut stream = ReceiverFlowControl::new(
-        StreamId(0),
-        INITIAL_WINDOW,
-        INITIAL_WINDOW,
-        config.update_fraction,
-    );
+    let mut conn = ReceiverFlowControl::new(Connection, &config);
+    // The default initial stream window is the 64 KiB start.
+    assert_eq!(config.initial_stream_window, INITIAL_WINDOW);
+    let mut stream = ReceiverFlowControl::new(StreamId(0), &config);
     let mut credit_stream = SenderFlowControl::new(StreamId(0), INITIAL_WINDOW);
     let mut credit_conn = SenderFlowControl::new(Connection, conn.limit());
 
@@ -143,7 +143,7 @@ fn simulate(path: Path) -> Outcome {
             break;
         }
         now = t;
-        let at = Duration::from_nanos(now);
+        let at = base() + Duration::from_nanos(now);
 
         if next_arrival == t {
             let (_, offset) = arrivals.pop_front().unwrap();
@@ -151,8 +151,8 @@ fn simulate(path: Path) -> Outcome {
                 .on_data(offset, false)
                 .expect("within the stream limit");
             conn.consume(new).expect("within the connection limit");
-            let read = stream.retire(offset).unwrap();
-            conn.retire(read).unwrap();
+            let read = stream.retire_to(offset).unwrap();
+            conn.add_retired(read).unwrap();
             if now >= measure_start {
                 late_bytes += read;
             }
@@ -167,7 +167,7 @@ fn simulate(path: Path) -> Outcome {
             if w >= cap && out.reached_cap_ns.is_none() {
                 out.reached_cap_ns = Some(now);
             }
-            conn.cover_stream_window(w, config.connection_floor, at);
+            conn.cover_stream_window(w, config.connection_floor);
             if let Some(u) = conn.send_update(at, rtt, &tuner) {
                 updates.push_back((now + one_way, Frame::MaxData(u.limit)));
             }

@@ -8,11 +8,14 @@
 //! a link rate, readers at fixed rates, 1 ms ticks) to check reclaim,
 //! redistribution and the slow reader over many round trips.
 
+mod common;
+
 use std::{collections::VecDeque, time::Duration};
 
+use common::{at, base, fire_timer};
 use neqo_fc::{
-    Budget, ChangeReason, Config, Connection, ConnectionReceiver, Error, ExcessTuner, Rtt,
-    SenderFlowControl, StreamId, Subject, SubjectKind, Tuner, UpdateFrame, WindowChange,
+    Budget, ChangeReason, Config, Connection, ConnectionReceiver, Direction, Error, ExcessTuner,
+    Role, Rtt, SenderFlowControl, StreamId, Subject, UpdateFrame, WindowChange,
 };
 
 const KIB: u64 = 1024;
@@ -21,28 +24,41 @@ const INITIAL: u64 = 64 * KIB;
 /// Default seed: ¼ of the 512 KiB initial connection estimate.
 const SEED: u64 = 128 * KIB;
 
+/// The `k`-th bidirectional stream the client opens: the receivers here
+/// are servers, so these are the peer's streams, and using them in order
+/// opens exactly one new stream each (RFC 9000 §3.2 opens every
+/// lower-numbered one too).
+fn sid(k: u64) -> StreamId {
+    StreamId::new(Role::Client, Direction::Bidi, k)
+}
+
+/// The peer's first frame for `id` opens it: a STREAM frame with no data.
+fn open(rx: &mut ConnectionReceiver<ExcessTuner>, id: StreamId, _now: std::time::Instant) {
+    assert_eq!(rx.on_data(id, 0, false), Ok(0));
+}
+
 /// The peer reports *_BLOCKED for `id` (`None`: the connection) at the
 /// limit we advertise now: the strongest claim a report can make, as one
 /// at a lower limit is stale and ignored.
-fn blocked<T: neqo_fc::Tuner>(rx: &mut ConnectionReceiver<T>, id: Option<StreamId>) {
-    let limit = match id {
-        None => rx.connection().limit(),
-        Some(id) => rx.stream(id).map_or(0, |s| s.limit()),
-    };
-    rx.blocked_received(id, limit);
+fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
+    match id {
+        None => {
+            let limit = rx.connection().limit();
+            rx.data_blocked_received(limit);
+        }
+        Some(id) => {
+            let limit = rx.stream(id).map_or(0, |s| s.limit());
+            rx.stream_data_blocked_received(id, limit);
+        }
+    }
 }
 
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
-fn rtt(n: u64) -> Rtt {
-    Rtt::from(ms(n))
+fn rtt(n: u64) -> Option<Rtt> {
+    Rtt::from_sample(Duration::from_millis(n))
 }
 
 fn receiver(config: Config) -> ConnectionReceiver<ExcessTuner> {
-    assert_eq!(config.validate(), Ok(()));
-    ConnectionReceiver::new(config, config.tuner())
+    ConnectionReceiver::new(Role::Server, config.validate().expect("valid config"))
 }
 
 fn with_budget(budget: Budget) -> Config {
@@ -56,9 +72,20 @@ fn changes(rx: &mut ConnectionReceiver<ExcessTuner>) -> Vec<WindowChange> {
     rx.drain_changes().collect()
 }
 
-/// Calls `next_update` until it returns `None` (at most 64 frames),
-/// checking the connection floor after every call.
-fn updates(rx: &mut ConnectionReceiver<ExcessTuner>, now: Duration, r: Rtt) -> Vec<UpdateFrame> {
+fn msd(id: StreamId, limit: u64) -> UpdateFrame {
+    UpdateFrame::MaxStreamData { id, limit }
+}
+
+/// Fires the rebalancing timer if due, then calls `next_update` until it
+/// returns `None` (at most 64 frames), checking the connection floor after
+/// every call: what a stack does when it builds a packet.
+fn updates(
+    rx: &mut ConnectionReceiver<ExcessTuner>,
+    now: std::time::Instant,
+    r: Option<Rtt>,
+) -> Vec<UpdateFrame> {
+    fire_timer(rx, now, r);
+    assert_floor(rx, 0..16);
     let mut out = Vec::new();
     while let Some(u) = rx.next_update(now, r) {
         assert_floor(rx, 0..16);
@@ -69,9 +96,9 @@ fn updates(rx: &mut ConnectionReceiver<ExcessTuner>, now: Duration, r: Rtt) -> V
     out
 }
 
-/// Largest window over the given open streams.
+/// Largest window over the given open streams (by index, see [`sid`]).
 fn largest(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
-    ids.filter_map(|i| rx.stream(StreamId(i)).map(|s| s.window()))
+    ids.filter_map(|i| rx.stream(sid(i)).map(|s| s.window()))
         .max()
         .unwrap_or(0)
 }
@@ -101,7 +128,7 @@ fn assert_floor(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>)
 
 /// `Σ (limit − retired)` over the given streams, recomputed.
 fn credit_sum(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
-    ids.filter_map(|i| rx.stream(StreamId(i)).map(|s| s.credit()))
+    ids.filter_map(|i| rx.stream(sid(i)).map(|s| s.credit()))
         .sum()
 }
 
@@ -111,8 +138,8 @@ fn credit_sum(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -
 fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     let mut rx = receiver(Config::default());
     assert_eq!(rx.estimate(), 512 * KIB);
-    rx.open_stream(StreamId(4), ms(5)).unwrap();
-    let s = rx.stream(StreamId(4)).unwrap();
+    open(&mut rx, sid(0), at(5));
+    let s = rx.stream(sid(0)).unwrap();
     assert_eq!(s.window(), SEED);
     // The peer only knows the transport parameter until an update goes out.
     assert_eq!(s.limit(), INITIAL);
@@ -120,23 +147,17 @@ fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     assert_eq!(rx.largest_window(), SEED);
     let seen = changes(&mut rx);
     assert_eq!(seen.len(), 1, "{seen:?}");
-    assert_eq!(seen[0].subject, Subject::Stream(StreamId(4)));
+    assert_eq!(seen[0].subject, Subject::Stream(sid(0)));
     assert_eq!((seen[0].old, seen[0].new), (INITIAL, SEED));
     assert_eq!(seen[0].reason, ChangeReason::Seed);
-    assert_eq!(seen[0].now, ms(5));
+    assert_eq!(seen[0].now, None, "opening a stream takes no time");
     // The larger seed makes an early MAX_STREAM_DATA due.
     assert!(rx.update_pending());
-    let sent = updates(&mut rx, ms(5), rtt(50));
-    assert_eq!(
-        sent,
-        [UpdateFrame {
-            subject: Subject::Stream(StreamId(4)),
-            limit: SEED
-        }]
-    );
+    let sent = updates(&mut rx, at(5), rtt(50));
+    assert_eq!(sent, [msd(sid(0), SEED)]);
     assert_eq!(rx.committed(), SEED);
-    // Opening it again changes nothing.
-    rx.open_stream(StreamId(4), ms(6)).unwrap();
+    // Another frame on it opens nothing new and changes nothing.
+    open(&mut rx, sid(0), at(6));
     assert_eq!((rx.stream_count(), rx.committed()), (1, SEED));
     assert!(changes(&mut rx).is_empty());
 }
@@ -148,8 +169,8 @@ fn seed_is_never_below_the_initial_window() {
         initial_connection_window: 256 * KIB,
         ..Config::default()
     });
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+    open(&mut rx, sid(0), at(0));
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
     assert!(changes(&mut rx).is_empty());
     assert!(!rx.update_pending());
     // Four bytes more of estimate: one byte more of seed.
@@ -157,34 +178,34 @@ fn seed_is_never_below_the_initial_window() {
         initial_connection_window: 256 * KIB + 4,
         ..Config::default()
     });
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL + 1);
+    open(&mut rx, sid(0), at(0));
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL + 1);
     // Seeding off: the initial window.
     let mut rx = receiver(Config {
         seed_fraction: None,
         ..Config::default()
     });
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+    open(&mut rx, sid(0), at(0));
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
 }
 
 #[test]
 fn seed_follows_the_grown_estimate() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    rx.open_stream(id, ms(0)).unwrap();
-    assert_eq!(updates(&mut rx, ms(0), rtt(50)).len(), 1);
-    rx.on_data(id, SEED, false, ms(10)).unwrap();
-    rx.retire(id, SEED).unwrap();
-    updates(&mut rx, ms(10), rtt(50));
+    let id = sid(0);
+    open(&mut rx, id, at(0));
+    assert_eq!(updates(&mut rx, at(0), rtt(50)).len(), 1);
+    rx.on_data(id, SEED, false).unwrap();
+    rx.retire_to(id, SEED).unwrap();
+    updates(&mut rx, at(10), rtt(50));
     // One window read in 10 ms of a 50 ms RTT: effective = ¾ × 15/16 ×
     // 128 KiB = 92,160; expected 18,432; excess 112,640; × 4 added.
     let w = rx.stream(id).unwrap().window();
     assert_eq!(w, SEED + 4 * 112_640);
     assert_eq!(rx.estimate(), 3 * w / 2);
-    rx.open_stream(StreamId(1), ms(11)).unwrap();
-    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), rx.estimate() / 4);
-    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), 218_112);
+    open(&mut rx, sid(1), at(11));
+    assert_eq!(rx.stream(sid(1)).unwrap().window(), rx.estimate() / 4);
+    assert_eq!(rx.stream(sid(1)).unwrap().window(), 218_112);
 }
 
 #[test]
@@ -194,68 +215,79 @@ fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
     // is seeded at 128 KiB, not at ¼ of the inflated connection window.
     let mut rx = receiver(Config::default());
     for i in 0..8 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
+        open(&mut rx, sid(i), at(0));
     }
-    updates(&mut rx, ms(0), rtt(50));
+    updates(&mut rx, at(0), rtt(50));
     assert_eq!(rx.committed(), 8 * SEED);
     assert_eq!(rx.connection().window(), (8 * SEED * 4).div_ceil(3));
     assert_eq!(rx.estimate(), 512 * KIB);
-    rx.open_stream(StreamId(8), ms(1)).unwrap();
-    assert_eq!(rx.stream(StreamId(8)).unwrap().window(), SEED);
+    open(&mut rx, sid(8), at(1));
+    assert_eq!(rx.stream(sid(8)).unwrap().window(), SEED);
     // Without a budget the basis is the connection window itself.
     let mut rx = receiver(Config {
         budget: None,
         initial_connection_window: 2048 * KIB,
         ..Config::default()
     });
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), 512 * KIB);
+    open(&mut rx, sid(0), at(0));
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), 512 * KIB);
     assert_eq!(rx.budget(), u64::MAX);
 }
 
-/// A budget whose growth part is exactly `ceiling` bytes.
-fn tight(ceiling: u64, max_streams: u64) -> Budget {
-    Budget {
-        max_streams,
-        ceiling,
-        idle_rtts: 0,
-        ..Budget::default()
+/// A budget whose growth part is exactly `ceiling` bytes, no rebalancing,
+/// and the peer allowed `max_streams` bidirectional streams at once.
+///
+/// The budget's promised part is now `open streams × initial window`
+/// (it was `Budget.max_streams × initial window` whatever was open): the
+/// growth part, which bounds the credit beyond the initial windows, is the
+/// same, so every credit and seed below is unchanged; only `budget()`
+/// values move with the number of open streams.
+fn tight(ceiling: u64, max_streams: u64) -> Config {
+    Config {
+        max_streams_bidi: max_streams,
+        ..with_budget(Budget {
+            ceiling,
+            idle_rtts: 0,
+            ..Budget::default()
+        })
     }
 }
 
 #[test]
 fn seed_with_no_budget_room_stays_at_the_initial_window() {
-    let mut rx = receiver(with_budget(tight(0, 4)));
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    // Four slots of 64 KiB promised, no growth: no room to seed.
-    assert_eq!(rx.budget(), 4 * INITIAL);
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), INITIAL);
+    let mut rx = receiver(tight(0, 4));
+    assert_eq!(rx.budget(), 0);
+    open(&mut rx, sid(0), at(0));
+    // The open stream's 64 KiB promised, no growth: no room to seed.
+    assert_eq!(rx.budget(), INITIAL);
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
     assert!(changes(&mut rx).is_empty());
-    assert!(updates(&mut rx, ms(0), rtt(50)).is_empty());
+    assert!(updates(&mut rx, at(0), rtt(50)).is_empty());
     assert_eq!(rx.committed(), INITIAL);
 }
 
 #[test]
 fn seed_uses_the_whole_budget_room() {
-    let mut rx = receiver(with_budget(tight(100_000, 4)));
-    // Budget 4 × 65,536 promised + 100,000 growth, whatever is open.
-    assert_eq!(rx.budget(), 4 * INITIAL + 100_000);
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
+    let mut rx = receiver(tight(100_000, 4));
+    // Budget: 65,536 promised per open stream + 100,000 growth.
+    assert_eq!(rx.budget(), 100_000);
+    open(&mut rx, sid(0), at(0));
+    assert_eq!(rx.budget(), INITIAL + 100_000);
     // 100,000 of room; the seed needs only 65,536 of it beyond the
     // promised initial window.
-    assert_eq!(rx.stream(StreamId(0)).unwrap().window(), SEED);
-    updates(&mut rx, ms(0), rtt(50));
+    assert_eq!(rx.stream(sid(0)).unwrap().window(), SEED);
+    updates(&mut rx, at(0), rtt(50));
     assert_eq!(rx.committed(), SEED);
     // The second stream: 100,000 − 65,536 = 34,464 of room left: seed
     // 65,536 + 34,464 = 100,000.
-    rx.open_stream(StreamId(1), ms(0)).unwrap();
-    assert_eq!(rx.stream(StreamId(1)).unwrap().window(), 100_000);
+    open(&mut rx, sid(1), at(0));
+    assert_eq!(rx.stream(sid(1)).unwrap().window(), 100_000);
     // Two more streams at 65,536 (no room left): the growth room is used
     // exactly, 4 × 65,536 + 100,000.
-    updates(&mut rx, ms(0), rtt(50));
+    updates(&mut rx, at(0), rtt(50));
     for i in 2..4 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
-        assert_eq!(rx.stream(StreamId(i)).unwrap().window(), INITIAL);
+        open(&mut rx, sid(i), at(0));
+        assert_eq!(rx.stream(sid(i)).unwrap().window(), INITIAL);
     }
     assert!(
         changes(&mut rx)
@@ -268,12 +300,12 @@ fn seed_uses_the_whole_budget_room() {
 
 #[test]
 fn seed_within_a_tight_budget_never_overcommits() {
-    let mut rx = receiver(with_budget(tight(100_000, 4)));
+    let mut rx = receiver(tight(100_000, 4));
     for i in 0..4 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
-        let seed = rx.stream(StreamId(i)).unwrap().window();
+        open(&mut rx, sid(i), at(0));
+        let seed = rx.stream(sid(i)).unwrap().window();
         assert!((INITIAL..=SEED).contains(&seed), "seed {seed}");
-        updates(&mut rx, ms(0), rtt(50));
+        updates(&mut rx, at(0), rtt(50));
         assert!(rx.committed() <= rx.budget());
         assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
     }
@@ -282,14 +314,19 @@ fn seed_within_a_tight_budget_never_overcommits() {
 
 // ------------------------------------------------------- stream limit
 
+/// The peer may use streams only below the MAX_STREAMS limit for their
+/// type, by stream index (RFC 9000 §4.6; was `Budget.max_streams` open
+/// streams, now `Config.max_streams_bidi` / `max_streams_uni`, enforced
+/// with or without a budget). A closed stream lets the limit move up by
+/// one, once MAX_STREAMS says so.
 #[test]
 fn stream_limit_error_beyond_max_streams_changes_nothing() {
-    let mut rx = receiver(with_budget(Budget {
-        max_streams: 2,
-        ..Budget::default()
-    }));
-    rx.open_stream(StreamId(0), ms(0)).unwrap();
-    rx.on_data(StreamId(1), 100, false, ms(0)).unwrap();
+    let mut rx = receiver(Config {
+        max_streams_bidi: 2,
+        ..Config::default()
+    });
+    open(&mut rx, sid(0), at(0));
+    rx.on_data(sid(1), 100, false).unwrap();
     changes(&mut rx);
     let before = (
         rx.stream_count(),
@@ -299,11 +336,25 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         rx.connection().consumed(),
         rx.update_pending(),
     );
-    let e = rx.open_stream(StreamId(2), ms(1)).unwrap_err();
-    assert_eq!(e, Error::StreamLimit(2));
+    let e = rx.on_data(sid(2), 0, false).unwrap_err();
+    assert_eq!(
+        e,
+        Error::StreamLimit {
+            id: sid(2),
+            limit: 2
+        }
+    );
     assert_eq!(e.code(), 0x04);
-    let e = rx.on_data(StreamId(2), 10, true, ms(1)).unwrap_err();
-    assert_eq!(e, Error::StreamLimit(2));
+    let e = rx.on_data(sid(2), 10, true).unwrap_err();
+    assert_eq!(e.code(), 0x04);
+    let e = rx.reset_received(sid(7), 10).unwrap_err();
+    assert_eq!(
+        e,
+        Error::StreamLimit {
+            id: sid(7),
+            limit: 2
+        }
+    );
     let after = (
         rx.stream_count(),
         rx.committed(),
@@ -313,22 +364,35 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         rx.update_pending(),
     );
     assert_eq!(before, after);
-    assert!(rx.stream(StreamId(2)).is_none());
+    assert!(rx.stream(sid(2)).is_none());
     assert!(changes(&mut rx).is_empty());
-    // Data on a stream that is open still works; closing one makes room.
-    rx.on_data(StreamId(0), 5, false, ms(1)).unwrap();
-    rx.close_stream(StreamId(0));
-    rx.open_stream(StreamId(2), ms(2)).unwrap();
+    assert_eq!(rx.max_streams(Direction::Bidi), 2);
+    // Data on a stream that is open still works; closing one (its final
+    // size known) makes room once MAX_STREAMS raises the limit to 3.
+    rx.on_data(sid(0), 5, true).unwrap();
+    rx.close_stream(sid(0));
+    assert_eq!(rx.stream_count(), 1);
+    assert!(rx.on_data(sid(2), 0, false).is_err(), "not sent yet");
+    let sent = updates(&mut rx, at(2), rtt(50));
+    assert!(
+        sent.contains(&UpdateFrame::MaxStreams {
+            direction: Direction::Bidi,
+            limit: 3
+        }),
+        "{sent:?}"
+    );
+    open(&mut rx, sid(2), at(2));
     assert_eq!(rx.stream_count(), 2);
-    // Without a budget there is no limit here (the stack enforces
-    // initial_max_streams itself).
+    // Without a budget the limit holds just the same: 200 streams allowed,
+    // the 200th (index 199) opens them all, the next one is refused.
     let mut rx = receiver(Config {
         budget: None,
+        max_streams_bidi: 200,
         ..Config::default()
     });
-    for i in 0..200 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
-    }
+    open(&mut rx, sid(199), at(0));
+    assert_eq!(rx.stream_count(), 200);
+    assert_eq!(rx.on_data(sid(200), 0, false).unwrap_err().code(), 0x04);
     assert_eq!(rx.stream_count(), 200);
 }
 
@@ -350,10 +414,10 @@ fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
 #[test]
 fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    assert_eq!(rx.on_data(id, INITIAL, false, ms(0)), Ok(INITIAL));
+    let id = sid(0);
+    assert_eq!(rx.on_data(id, INITIAL, false), Ok(INITIAL));
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, INITIAL + 1, false, ms(1)).unwrap_err();
+    let e = rx.on_data(id, INITIAL + 1, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -364,7 +428,7 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     // A FIN past the limit: the same error, no final size recorded.
-    let e = rx.on_data(id, INITIAL + 1, true, ms(1)).unwrap_err();
+    let e = rx.on_data(id, INITIAL + 1, true).unwrap_err();
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.stream(id).unwrap().final_size(), None);
@@ -374,22 +438,22 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
 #[test]
 fn final_size_errors_change_nothing() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    assert_eq!(rx.on_data(id, 1000, true, ms(0)), Ok(1000));
+    let id = sid(0);
+    assert_eq!(rx.on_data(id, 1000, true), Ok(1000));
     let before = snapshot(&rx, id);
     for (end, fin) in [(1001, false), (999, true), (1001, true)] {
-        let e = rx.on_data(id, end, fin, ms(1)).unwrap_err();
+        let e = rx.on_data(id, end, fin).unwrap_err();
         assert_eq!(e.code(), 0x06, "{end} {fin}: {e}");
         assert_eq!(snapshot(&rx, id), before);
     }
     // Data within, and the same FIN again, are fine.
-    assert_eq!(rx.on_data(id, 1000, true, ms(1)), Ok(0));
-    assert_eq!(rx.on_data(id, 500, false, ms(1)), Ok(0));
+    assert_eq!(rx.on_data(id, 1000, true), Ok(0));
+    assert_eq!(rx.on_data(id, 500, false), Ok(0));
     // A FIN below data already received.
-    let id = StreamId(1);
-    rx.on_data(id, 5000, false, ms(0)).unwrap();
+    let id = sid(1);
+    rx.on_data(id, 5000, false).unwrap();
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, 4999, true, ms(1)).unwrap_err();
+    let e = rx.on_data(id, 4999, true).unwrap_err();
     assert_eq!(
         e,
         Error::FinalSize {
@@ -406,15 +470,15 @@ fn data_past_the_connection_limit_changes_nothing() {
     // Eight streams at their 64 KiB limit fill the 512 KiB connection limit.
     let mut rx = receiver(Config::default());
     for i in 0..9 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
+        open(&mut rx, sid(i), at(0));
     }
     for i in 0..8 {
-        rx.on_data(StreamId(i), INITIAL, false, ms(0)).unwrap();
+        rx.on_data(sid(i), INITIAL, false).unwrap();
     }
     assert_eq!(rx.connection().consumed(), rx.connection().limit());
-    let id = StreamId(8);
+    let id = sid(8);
     let before = snapshot(&rx, id);
-    let e = rx.on_data(id, 1, false, ms(1)).unwrap_err();
+    let e = rx.on_data(id, 1, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -426,33 +490,45 @@ fn data_past_the_connection_limit_changes_nothing() {
     assert_eq!(rx.stream(id).unwrap().consumed(), 0);
 }
 
+/// Data that fails on a stream not seen before still opens it, and every
+/// lower-numbered stream of its type (RFC 9000 §3.2): its id was valid,
+/// only the data was not. (The old receiver opened nothing; the new one
+/// keeps the opening, by design.) Nothing of the data is accounted: the
+/// receiver is exactly as after a frame on that stream with no data.
 #[test]
-fn failed_data_on_a_new_stream_opens_nothing() {
+fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     let mut rx = receiver(Config::default());
-    let before = snapshot(&rx, StreamId(9));
-    let e = rx
-        .on_data(StreamId(9), INITIAL + 1, false, ms(0))
-        .unwrap_err();
+    let mut twin = receiver(Config::default());
+    open(&mut twin, sid(9), at(0));
+    let e = rx.on_data(sid(9), INITIAL + 1, false).unwrap_err();
     assert_eq!(e.code(), 0x03);
-    assert_eq!(rx.stream_count(), 0);
-    assert_eq!(rx.committed(), 0);
-    assert!(changes(&mut rx).is_empty());
-    assert_eq!(snapshot(&rx, StreamId(9)), before);
-    // Still a stream that can open: the next valid frame opens it.
-    assert_eq!(rx.on_data(StreamId(9), INITIAL, false, ms(1)), Ok(INITIAL));
-    assert_eq!((rx.stream_count(), rx.committed()), (1, INITIAL));
+    assert_eq!(rx.stream_count(), 10);
+    assert_eq!(rx.committed(), 10 * INITIAL);
+    assert_eq!(rx.connection().consumed(), 0);
+    assert_eq!(rx.stream(sid(9)).unwrap().consumed(), 0);
+    assert_eq!(changes(&mut rx), changes(&mut twin));
+    for i in 0..10 {
+        assert_eq!(snapshot(&rx, sid(i)), snapshot(&twin, sid(i)));
+    }
+    // The next valid frame is accounted as on any open stream.
+    assert_eq!(rx.on_data(sid(9), INITIAL, false), Ok(INITIAL));
+    assert_eq!(rx.stream_count(), 10);
+    assert_eq!(rx.connection().consumed(), INITIAL);
 }
 
-/// The docs of `on_data`: on error "nothing changed at the connection
-/// level". Here the stream's 64 KiB is within its limit but past the
-/// 1,000-byte connection limit.
+/// The docs of `on_data`: on error the data is not accounted. Here the
+/// stream's 1,001 bytes are within its limit but past the 1,000-byte
+/// connection limit: the connection's counts and limit stay; only what
+/// opening the stream does (its id was valid) remains — the connection
+/// window raised to cover it.
 #[test]
-fn failed_data_on_a_new_stream_leaves_the_connection_as_it_was() {
-    let mut rx = receiver(Config {
+fn failed_data_on_a_new_stream_accounts_nothing_at_the_connection() {
+    let config = Config {
         initial_connection_window: 1_000,
         ..Config::default()
-    });
-    let e = rx.on_data(StreamId(0), 1_001, false, ms(0)).unwrap_err();
+    };
+    let mut rx = receiver(config);
+    let e = rx.on_data(sid(0), 1_001, false).unwrap_err();
     assert_eq!(
         e,
         Error::FlowControl {
@@ -460,28 +536,48 @@ fn failed_data_on_a_new_stream_leaves_the_connection_as_it_was() {
             limit: 1_000
         }
     );
-    assert_eq!(rx.stream_count(), 0);
-    assert!(changes(&mut rx).is_empty());
+    let c = rx.connection();
+    assert_eq!((c.consumed(), c.retired(), c.limit()), (0, 0, 1_000));
+    // Opening it: seed max(64 KiB, ¼ × 1,000) = 64 KiB, and the connection
+    // floor ⌈1.5 × 65,536⌉ = 98,304 (above ⌈4/3 × committed⌉ = 87,382).
+    assert_eq!(rx.stream_count(), 1);
     assert_eq!(
         (rx.connection().window(), rx.largest_window()),
-        (1_000, 0),
+        (98_304, INITIAL),
         "(connection window, largest window)"
     );
+    let mut twin = receiver(config);
+    open(&mut twin, sid(0), at(0));
+    assert_eq!(snapshot(&rx, sid(0)), snapshot(&twin, sid(0)));
+    assert_eq!(changes(&mut rx), changes(&mut twin));
 }
 
 // ------------------------------------------------------------- closing
 
+const MAX_STREAMS_BIDI_101: UpdateFrame = UpdateFrame::MaxStreams {
+    direction: Direction::Bidi,
+    limit: 101,
+};
+
+/// Closing a stream whose final size is known forgets it: its unread bytes
+/// are released at the connection, its credit leaves the budget, and the
+/// peer may open another (MAX_STREAMS). A stream closed before its final
+/// size is known stays counted — what still arrives is released at once —
+/// until the final size arrives (new lifecycle: the old receiver forgot it
+/// at once and lost count of what the peer still sent).
 #[test]
 fn close_stream_releases_unread_bytes_and_its_credit() {
     let mut rx = receiver(Config::default());
-    rx.on_data(StreamId(0), 10_000, false, ms(0)).unwrap();
-    rx.retire(StreamId(0), 4_000).unwrap();
-    rx.on_data(StreamId(1), 3_000, false, ms(0)).unwrap();
+    rx.on_data(sid(0), 10_000, true).unwrap();
+    rx.retire_to(sid(0), 4_000).unwrap();
+    rx.on_data(sid(1), 3_000, false).unwrap();
     assert_eq!(rx.committed(), 2 * INITIAL - 4_000);
     assert_eq!(rx.buffered(), 9_000);
-    let budget = rx.budget();
-    rx.close_stream(StreamId(0));
-    assert!(rx.stream(StreamId(0)).is_none());
+    // The promised part counts the open streams: 2 × 64 KiB, plus the
+    // growth part 3 × the 512 KiB estimate.
+    assert_eq!(rx.budget(), 2 * INITIAL + 3 * 512 * KIB);
+    rx.close_stream(sid(0));
+    assert!(rx.stream(sid(0)).is_none());
     assert_eq!(rx.stream_count(), 1);
     assert_eq!(rx.committed(), INITIAL);
     assert_eq!(rx.committed(), credit_sum(&rx, 0..2));
@@ -489,57 +585,105 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     assert_eq!(rx.connection().retired(), 10_000);
     assert_eq!(rx.connection().consumed(), 13_000);
     assert_eq!(rx.buffered(), 3_000);
-    // The budget counts every stream slot (`max_streams`), open or not:
-    // closing changes it not.
-    assert_eq!(rx.budget(), budget);
-    assert_eq!(budget, 100 * INITIAL + 3 * 512 * KIB);
+    // The closed stream's promised 64 KiB leave the budget with it (the old
+    // budget counted every `max_streams` slot, open or not).
+    assert_eq!(rx.budget(), INITIAL + 3 * 512 * KIB);
     // Closing again, or an unknown stream, does nothing.
-    rx.close_stream(StreamId(0));
-    rx.close_stream(StreamId(77));
+    rx.close_stream(sid(0));
+    rx.close_stream(sid(77));
     assert_eq!((rx.stream_count(), rx.committed()), (1, INITIAL));
     assert_eq!(rx.connection().retired(), 10_000);
+    // The peer may open one more stream; stream 1's seed update goes too.
+    let sent = updates(&mut rx, at(1), rtt(50));
+    assert_eq!(sent, [msd(sid(1), SEED), MAX_STREAMS_BIDI_101]);
+    assert_eq!(rx.committed(), SEED);
+
+    // Stream 1 closed before its final size: still counted, its 3,000
+    // unread bytes released.
+    rx.close_stream(sid(1));
+    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.stream(sid(1)).unwrap().retired(), 3_000);
+    assert_eq!((rx.connection().retired(), rx.buffered()), (13_000, 0));
+    assert_eq!(rx.committed(), SEED - 3_000);
+    // Data still arriving is counted against the limits and released.
+    rx.on_data(sid(1), 5_000, false).unwrap();
+    assert_eq!(rx.buffered(), 0);
+    assert_eq!(rx.connection().consumed(), 15_000);
+    assert_eq!(rx.committed(), SEED - 5_000);
+    // The final size arrives: the stream is forgotten.
+    assert_eq!(rx.on_data(sid(1), 6_000, true), Ok(1_000));
+    assert!(rx.stream(sid(1)).is_none());
+    assert_eq!(
+        (rx.stream_count(), rx.committed(), rx.buffered()),
+        (0, 0, 0)
+    );
+    assert_eq!(rx.connection().retired(), 16_000);
+    assert_eq!(
+        updates(&mut rx, at(3), rtt(50)),
+        [UpdateFrame::MaxStreams {
+            direction: Direction::Bidi,
+            limit: 102
+        }]
+    );
 }
 
 #[test]
 fn closing_a_stream_keeps_committed_within_the_budget() {
-    // Two slots, growth 100,000: budget 231,072 whatever is open.
-    let mut rx = receiver(with_budget(tight(100_000, 2)));
-    let (a, b, c) = (StreamId(0), StreamId(1), StreamId(2));
-    assert_eq!(rx.budget(), 231_072);
+    // Two streams at once, growth 100,000: budget 2 × 65,536 + 100,000 =
+    // 231,072 while both are open (it counts open streams).
+    let mut rx = receiver(tight(100_000, 2));
+    let (a, b, c) = (sid(0), sid(1), sid(2));
+    assert_eq!(rx.budget(), 100_000);
     // a is seeded at 131,072 (65,536 of room), b at 65,536 + 34,464.
-    rx.open_stream(a, ms(0)).unwrap();
-    updates(&mut rx, ms(0), rtt(50));
-    rx.open_stream(b, ms(0)).unwrap();
+    open(&mut rx, a, at(0));
+    updates(&mut rx, at(0), rtt(50));
+    open(&mut rx, b, at(0));
     assert_eq!(rx.stream(b).unwrap().window(), 100_000);
-    updates(&mut rx, ms(0), rtt(50));
+    updates(&mut rx, at(0), rtt(50));
+    assert_eq!(rx.budget(), 231_072);
     assert_eq!(rx.committed(), 231_072);
     assert_eq!(rx.committed(), rx.budget());
     // a's peer sends 10,000 bytes that are never read; a is reset. Its
     // 131,072 of credit leave `committed`, the 65,536 beyond its initial
-    // window return to the growth room; the budget stays.
-    rx.on_data(a, 10_000, false, ms(1)).unwrap();
-    rx.close_stream(a);
+    // window return to the growth room, its promised 65,536 leave the
+    // budget.
+    rx.on_data(a, 10_000, false).unwrap();
+    assert_eq!(rx.reset_received(a, 10_000), Ok(0));
+    assert!(rx.stream(a).is_none());
     assert_eq!(rx.committed(), 100_000);
-    assert_eq!(rx.budget(), 231_072);
+    assert_eq!(rx.budget(), INITIAL + 100_000);
     assert_eq!(rx.buffered(), 0);
-    // A new stream in a's slot finds the 65,536 of room again.
-    rx.open_stream(c, ms(2)).unwrap();
+    // A new stream in a's place (once MAX_STREAMS allows it) finds the
+    // 65,536 of room again.
+    assert_eq!(
+        updates(&mut rx, at(2), rtt(50)),
+        [UpdateFrame::MaxStreams {
+            direction: Direction::Bidi,
+            limit: 3
+        }]
+    );
+    open(&mut rx, c, at(2));
     assert_eq!(rx.stream(c).unwrap().window(), SEED);
-    updates(&mut rx, ms(2), rtt(50));
+    updates(&mut rx, at(2), rtt(50));
     assert_eq!(rx.committed(), rx.budget());
     assert_eq!(rx.committed(), credit_sum(&rx, 0..3));
-    // A third open stream is refused: two slots.
+    // A third open stream is refused: two at once.
     assert_eq!(
-        rx.open_stream(StreamId(4), ms(3)),
-        Err(Error::StreamLimit(2))
+        rx.on_data(sid(3), 0, false),
+        Err(Error::StreamLimit {
+            id: sid(3),
+            limit: 3
+        })
     );
     // Closing the full-credit stream b (34,464 beyond its initial window)
-    // and reopening: still within the budget.
+    // and opening another: still within the budget.
+    rx.on_data(b, 0, true).unwrap();
     rx.close_stream(b);
     assert_eq!(rx.committed(), SEED);
-    rx.open_stream(StreamId(3), ms(3)).unwrap();
-    assert_eq!(rx.stream(StreamId(3)).unwrap().window(), 100_000);
-    updates(&mut rx, ms(3), rtt(50));
+    updates(&mut rx, at(3), rtt(50));
+    open(&mut rx, sid(3), at(3));
+    assert_eq!(rx.stream(sid(3)).unwrap().window(), 100_000);
+    updates(&mut rx, at(3), rtt(50));
     assert!(
         rx.committed() <= rx.budget(),
         "committed {} > budget {}",
@@ -552,22 +696,32 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
 #[test]
 fn late_frames_for_closed_streams_are_ignored() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    rx.open_stream(id, ms(0)).unwrap();
-    let sent = updates(&mut rx, ms(0), rtt(50));
+    let id = sid(0);
+    open(&mut rx, id, at(0));
+    let sent = updates(&mut rx, at(0), rtt(50));
     assert_eq!(sent.len(), 1);
-    rx.on_data(id, 20_000, false, ms(1)).unwrap();
+    rx.on_data(id, 20_000, true).unwrap();
     rx.close_stream(id);
+    // Closing lets the peer open another stream.
+    assert_eq!(updates(&mut rx, at(1), rtt(50)), [MAX_STREAMS_BIDI_101]);
     changes(&mut rx);
     let before = snapshot(&rx, id);
-    rx.update_lost(sent[0].subject, sent[0].limit);
-    rx.update_acked(sent[0].subject, sent[0].limit);
-    rx.update_lost(Subject::Stream(id), u64::MAX);
+    let consumed = rx.connection().consumed();
+    rx.update_lost(sent[0]);
+    rx.update_acked(sent[0]);
+    rx.update_lost(msd(id, u64::MAX));
     blocked(&mut rx, Some(id));
-    assert_eq!(rx.retire(id, 20_000), Ok(0));
+    assert!(!rx.stream_data_blocked_received(id, SEED));
+    assert_eq!(rx.retire_to(id, 20_000), Ok(0));
+    // Retransmitted data, a FIN, a reset, even data past the final size:
+    // the stream is closed, nothing is counted and nothing reopens it.
+    assert_eq!(rx.on_data(id, 20_000, true), Ok(0));
+    assert_eq!(rx.on_data(id, 30_000, false), Ok(0));
+    assert_eq!(rx.reset_received(id, 20_000), Ok(0));
     assert_eq!(snapshot(&rx, id), before);
+    assert_eq!(rx.connection().consumed(), consumed);
     assert!(!rx.update_pending());
-    assert!(updates(&mut rx, ms(100), rtt(50)).is_empty());
+    assert!(updates(&mut rx, at(100), rtt(50)).is_empty());
     assert!(rx.stream(id).is_none());
     assert_eq!(rx.committed(), 0);
     assert!(changes(&mut rx).is_empty());
@@ -581,67 +735,68 @@ fn late_frames_for_closed_streams_are_ignored() {
 fn next_update_sends_max_data_when_due() {
     let mut rx = receiver(Config::default());
     for i in 0..2 {
-        rx.open_stream(StreamId(i), ms(0)).unwrap();
+        open(&mut rx, sid(i), at(0));
     }
-    assert_eq!(updates(&mut rx, ms(0), rtt(50)).len(), 2);
+    assert_eq!(updates(&mut rx, at(0), rtt(50)).len(), 2);
     assert!(!rx.update_pending());
     // 128 KiB − 1 retired at the connection: not yet due.
-    rx.on_data(StreamId(0), SEED, false, ms(5)).unwrap();
-    rx.retire(StreamId(0), SEED - 1).unwrap();
+    rx.on_data(sid(0), SEED, false).unwrap();
+    rx.retire_to(sid(0), SEED - 1).unwrap();
     assert!(!rx.connection().update_due());
-    rx.retire(StreamId(0), SEED).unwrap();
+    rx.retire_to(sid(0), SEED).unwrap();
     assert!(rx.connection().update_due());
-    let sent = updates(&mut rx, ms(10), rtt(50));
+    let sent = updates(&mut rx, at(10), rtt(50));
     // The stream first, then MAX_DATA = retired + window.
     assert_eq!(sent.len(), 2, "{sent:?}");
-    assert_eq!(sent[0].subject, Subject::Stream(StreamId(0)));
-    assert_eq!(sent[0].limit, rx.stream(StreamId(0)).unwrap().limit());
-    assert_eq!(sent[1].subject, Subject::Connection);
+    assert_eq!(sent[0], msd(sid(0), rx.stream(sid(0)).unwrap().limit()));
+    let UpdateFrame::MaxData(max_data) = sent[1] else {
+        panic!("{sent:?}")
+    };
     let c = rx.connection();
-    assert_eq!(sent[1].limit, c.limit());
-    assert_eq!(sent[1].limit, SEED + c.window());
+    assert_eq!(max_data, c.limit());
+    assert_eq!(max_data, SEED + c.window());
     // The window covers the credit now given to streams: 4/3 × committed.
     assert_eq!(c.window(), committed_floor(&rx));
     assert!(!rx.update_pending());
-    assert_eq!(rx.next_update(ms(10), rtt(50)), None);
+    assert_eq!(rx.next_update(at(10), rtt(50)), None);
 }
 
 #[test]
 fn lost_update_is_due_again_latest_only() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    rx.open_stream(id, ms(0)).unwrap();
-    let first = updates(&mut rx, ms(0), rtt(50))[0];
+    let id = sid(0);
+    open(&mut rx, id, at(0));
+    let first = updates(&mut rx, at(0), rtt(50))[0];
     // Lost: the same limit again.
-    rx.update_lost(first.subject, first.limit);
+    rx.update_lost(first);
     assert!(rx.update_pending());
-    assert_eq!(updates(&mut rx, ms(1), rtt(50)), [first]);
+    assert_eq!(updates(&mut rx, at(1), rtt(50)), [first]);
     // A newer limit goes out; losing the older frame changes nothing.
-    rx.on_data(id, SEED, false, ms(2)).unwrap();
-    rx.retire(id, SEED).unwrap();
-    let sent = updates(&mut rx, ms(30), rtt(50));
+    rx.on_data(id, SEED, false).unwrap();
+    rx.retire_to(id, SEED).unwrap();
+    let sent = updates(&mut rx, at(30), rtt(50));
     let second = *sent
         .iter()
-        .find(|u| u.subject == Subject::Stream(id))
+        .find(|u| matches!(u, UpdateFrame::MaxStreamData { id: i, .. } if *i == id))
         .unwrap();
     let max_data = *sent
         .iter()
-        .find(|u| u.subject == Subject::Connection)
+        .find(|u| matches!(u, UpdateFrame::MaxData(_)))
         .unwrap();
-    assert!(second.limit > first.limit);
-    rx.update_lost(first.subject, first.limit);
-    rx.update_lost(Subject::Connection, max_data.limit - 1);
+    assert!(second.limit() > first.limit());
+    rx.update_lost(first);
+    rx.update_lost(UpdateFrame::MaxData(max_data.limit() - 1));
     assert!(!rx.update_pending());
     // The newest frames lost: each is due again, once.
-    rx.update_lost(second.subject, second.limit);
-    rx.update_lost(Subject::Connection, max_data.limit);
-    assert_eq!(updates(&mut rx, ms(31), rtt(50)), [second, max_data]);
+    rx.update_lost(second);
+    rx.update_lost(max_data);
+    assert_eq!(updates(&mut rx, at(31), rtt(50)), [second, max_data]);
     assert!(!rx.update_pending());
     // Acknowledged before the loss is declared: nothing to re-send.
-    rx.update_acked(second.subject, second.limit);
-    rx.update_acked(Subject::Connection, max_data.limit);
-    rx.update_lost(second.subject, second.limit);
-    rx.update_lost(Subject::Connection, max_data.limit);
+    rx.update_acked(second);
+    rx.update_acked(max_data);
+    rx.update_lost(second);
+    rx.update_lost(max_data);
     assert!(!rx.update_pending());
 }
 
@@ -650,20 +805,20 @@ fn lost_update_is_due_again_latest_only() {
 /// application has read up to the next offset in `reads`: the updates
 /// written after each report.
 fn blocked_then_read(
-    budget: Budget,
+    config: Config,
     reads: &[u64],
 ) -> (ConnectionReceiver<ExcessTuner>, Vec<Vec<UpdateFrame>>) {
     let mut rx = receiver(Config {
         seed_fraction: None,
-        ..with_budget(budget)
+        ..config
     });
-    let id = StreamId(0);
-    rx.on_data(id, INITIAL, false, ms(0)).unwrap();
+    let id = sid(0);
+    rx.on_data(id, INITIAL, false).unwrap();
     let mut sent = Vec::new();
     for (t, &read) in (1..).zip(reads) {
-        rx.retire(id, read).unwrap();
+        rx.retire_to(id, read).unwrap();
         blocked(&mut rx, Some(id));
-        sent.push(updates(&mut rx, ms(t), rtt(50)));
+        sent.push(updates(&mut rx, at(t), rtt(50)));
     }
     (rx, sent)
 }
@@ -676,20 +831,14 @@ fn blocked_frames_make_an_update_due_when_credit_can_grow() {
     // less is not.
     assert!(sent[0].is_empty());
     assert!(sent[1].is_empty());
-    assert_eq!(
-        sent[2],
-        [UpdateFrame {
-            subject: Subject::Stream(StreamId(0)),
-            limit: INITIAL + 2_048
-        }]
-    );
+    assert_eq!(sent[2], [msd(sid(0), INITIAL + 2_048)]);
     // The stream's credit is back at its promised 64 KiB: no growth used.
     assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.budget(), 4 * INITIAL + (1 << 20));
+    assert_eq!(rx.budget(), INITIAL + (1 << 20));
     // DATA_BLOCKED with little read at the connection level: no MAX_DATA
     // beyond what retiring allows (2,048 < the 1/8 step of 128 KiB).
     blocked(&mut rx, None);
-    assert!(updates(&mut rx, ms(4), rtt(50)).is_empty());
+    assert!(updates(&mut rx, at(4), rtt(50)).is_empty());
 }
 
 /// A STREAM_DATA_BLOCKED whose data is still in flight waits for it: the
@@ -702,113 +851,81 @@ fn blocked_frames_wait_for_the_data_that_bears_them_out() {
         budget: None,
         ..Config::default()
     });
-    let id = StreamId(0);
-    rx.on_data(id, INITIAL - 4_096, false, ms(0)).unwrap();
-    rx.retire(id, 2_048).unwrap();
+    let id = sid(0);
+    rx.on_data(id, INITIAL - 4_096, false).unwrap();
+    rx.retire_to(id, 2_048).unwrap();
     // 2,048 read: the *_BLOCKED step (16,384 / 8), but the peer claims to
     // be blocked at 65,536 with only 61,440 received.
     for _ in 0..1_000 {
-        assert!(rx.blocked_received(Some(id), INITIAL));
+        assert!(rx.stream_data_blocked_received(id, INITIAL));
     }
     assert!(!rx.update_pending());
-    assert!(updates(&mut rx, ms(1), rtt(50)).is_empty());
+    assert!(updates(&mut rx, at(1), rtt(50)).is_empty());
     // A limit above ours, or an unknown stream: ignored.
-    assert!(!rx.blocked_received(Some(id), INITIAL + 1));
-    assert!(!rx.blocked_received(Some(StreamId(4)), INITIAL));
+    assert!(!rx.stream_data_blocked_received(id, INITIAL + 1));
+    assert!(!rx.stream_data_blocked_received(sid(4), INITIAL));
     // The last 4,096 bytes arrive: the report stands.
-    rx.on_data(id, INITIAL, false, ms(2)).unwrap();
+    rx.on_data(id, INITIAL, false).unwrap();
     assert!(rx.update_pending());
-    assert_eq!(
-        updates(&mut rx, ms(2), rtt(50)),
-        [UpdateFrame {
-            subject: Subject::Stream(id),
-            limit: INITIAL + 2_048
-        }]
-    );
+    assert_eq!(updates(&mut rx, at(2), rtt(50)), [msd(id, INITIAL + 2_048)]);
     assert!(!rx.update_pending());
 }
 
 /// The same without growth budget: the extension keeps the stream's credit
-/// within the 64 KiB every slot is promised, so it needs no growth room.
+/// within the 64 KiB every open stream is promised, so it needs no growth
+/// room.
 #[test]
 fn blocked_frames_are_answered_within_the_promised_credit_without_growth() {
     let (rx, sent) = blocked_then_read(tight(0, 4), &[0, 2_047, 2_048, INITIAL]);
     assert!(sent[0].is_empty());
     assert!(sent[1].is_empty());
-    assert_eq!(
-        sent[2],
-        [UpdateFrame {
-            subject: Subject::Stream(StreamId(0)),
-            limit: INITIAL + 2_048
-        }]
-    );
+    assert_eq!(sent[2], [msd(sid(0), INITIAL + 2_048)]);
     // All 64 KiB read: the limit moves on by a whole initial window.
-    assert_eq!(
-        sent[3],
-        [UpdateFrame {
-            subject: Subject::Stream(StreamId(0)),
-            limit: 2 * INITIAL
-        }]
-    );
+    assert_eq!(sent[3], [msd(sid(0), 2 * INITIAL)]);
     assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.budget(), 4 * INITIAL);
+    assert_eq!(rx.budget(), INITIAL);
 }
 
 #[test]
 fn lost_update_is_resent_even_without_budget_room() {
-    // Two slots, growth 100,000: budget = 2 × 65,536 + 100,000 = 231,072.
-    let mut rx = receiver(with_budget(Budget {
-        ceiling: 100_000,
-        max_streams: 2,
-        ..Budget::default()
-    }));
-    let (a, b) = (StreamId(0), StreamId(1));
+    // Two streams open, growth 100,000: budget = 2 × 65,536 + 100,000 =
+    // 231,072.
+    let mut rx = receiver(Config {
+        max_streams_bidi: 2,
+        ..with_budget(Budget {
+            ceiling: 100_000,
+            ..Budget::default()
+        })
+    });
+    let (a, b) = (sid(0), sid(1));
     let r = rtt(50);
     // a is seeded at 131,072, b at 65,536 + the 34,464 of room left.
-    rx.open_stream(a, ms(0)).unwrap();
-    rx.open_stream(b, ms(0)).unwrap();
-    let first = updates(&mut rx, ms(0), r);
-    let lost = UpdateFrame {
-        subject: Subject::Stream(a),
-        limit: SEED,
-    };
-    assert_eq!(
-        first,
-        [
-            lost,
-            UpdateFrame {
-                subject: Subject::Stream(b),
-                limit: 100_000
-            }
-        ]
-    );
+    open(&mut rx, a, at(0));
+    open(&mut rx, b, at(0));
+    let first = updates(&mut rx, at(0), r);
+    let lost = msd(a, SEED);
+    assert_eq!(first, [lost, msd(b, 100_000)]);
     assert_eq!(rx.committed(), rx.budget(), "no room left");
     // a's peer, which only knows 65,536, sends it; a reads 16,383 (one
     // byte short of an update: a quarter of 131,072 is 32,768), freeing
     // 16,383 of room. b's peer sends 100,000 and b reads a quarter of
     // it fast: its window grows and its update takes all the room.
-    rx.on_data(a, INITIAL, false, ms(1)).unwrap();
-    rx.retire(a, 16_383).unwrap();
-    rx.on_data(b, 100_000, false, ms(1)).unwrap();
-    rx.retire(b, 25_000).unwrap();
-    let sent = updates(&mut rx, ms(1), r);
-    assert_eq!(
-        sent,
-        [UpdateFrame {
-            subject: Subject::Stream(b),
-            limit: 100_000 + 16_383 + 25_000
-        }]
-    );
+    rx.on_data(a, INITIAL, false).unwrap();
+    rx.retire_to(a, 16_383).unwrap();
+    rx.on_data(b, 100_000, false).unwrap();
+    rx.retire_to(b, 25_000).unwrap();
+    let sent = updates(&mut rx, at(1), r);
+    assert_eq!(sent, [msd(b, 100_000 + 16_383 + 25_000)]);
     assert_eq!(rx.committed(), rx.budget(), "no room left");
     // The frame carrying a's 131,072 is lost; the peer, blocked at
     // 65,536, keeps sending STREAM_DATA_BLOCKED. b's application stalls.
     // a wants 16,383 more, a quarter of its update quantum: without the
     // loss it would wait for room.
-    rx.update_lost(lost.subject, lost.limit);
+    rx.update_lost(lost);
     let mut resent = Vec::new();
     for i in 0..20 {
         blocked(&mut rx, Some(a));
-        resent.extend(updates(&mut rx, ms(4 + 50 * i), r));
+        resent.extend(updates(&mut rx, at(4 + 50 * i), r));
     }
     assert_eq!(
         resent.first(),
@@ -833,19 +950,23 @@ fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
             ..Budget::default()
         })
     });
-    let id = StreamId(0);
-    rx.open_stream(id, ms(0)).unwrap();
+    let id = sid(0);
+    open(&mut rx, id, at(0));
     // The first call schedules the first pass one RTT (1 ms) later.
-    assert_eq!(rx.next_update(ms(0), rtt(1)), None);
-    rx.on_data(id, INITIAL, false, ms(0)).unwrap();
-    rx.retire(id, INITIAL).unwrap();
+    assert_eq!(rx.next_update(at(0), rtt(1)), None);
+    assert_eq!(rx.next_timeout(), Some(at(1)));
+    rx.on_data(id, INITIAL, false).unwrap();
+    rx.retire_to(id, INITIAL).unwrap();
     // The peer is blocked at 65,536 and says so every millisecond.
     let mut sent = Vec::new();
     for t in 1..=30 {
         blocked(&mut rx, Some(id));
-        while let Some(u) = rx.next_update(ms(t), rtt(6)) {
-            if u.subject == Subject::Stream(id) {
-                sent.push((t, u.limit));
+        fire_timer(&mut rx, at(t), rtt(6));
+        while let Some(u) = rx.next_update(at(t), rtt(6)) {
+            if let UpdateFrame::MaxStreamData { id: i, limit } = u
+                && i == id
+            {
+                sent.push((t, limit));
             }
         }
         if t == 1 {
@@ -862,8 +983,8 @@ fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
     // The first MAX_STREAM_DATA at 1 ms, with at least all the growth
     // room (the stream had read all its credit: at most its promised
     // 65,536 more).
-    let &(at, limit) = sent.first().expect("no MAX_STREAM_DATA in 30 ms");
-    assert_eq!(at, 1, "{sent:?}");
+    let &(when, limit) = sent.first().expect("no MAX_STREAM_DATA in 30 ms");
+    assert_eq!(when, 1, "{sent:?}");
     assert!((2 * INITIAL..=3 * INITIAL).contains(&limit), "{sent:?}");
     assert!(rx.committed() <= rx.budget());
 }
@@ -887,11 +1008,12 @@ struct Flow {
 /// A connection with several streams over an idealised path: the sender
 /// always has data and spends every byte of credit (stream and
 /// connection) at `link_per_tick`, round-robin; data and MAX_* frames take
-/// RTT / 2; readers retire at fixed rates; the receiver writes every
-/// update `next_update` gives, once per 1 ms tick.
+/// RTT / 2; readers retire at fixed rates; once per 1 ms tick the receiver
+/// fires the rebalancing timer if it is due and writes every update
+/// `next_update` gives.
 struct Loop {
     rx: ConnectionReceiver<ExcessTuner>,
-    rtt: Rtt,
+    rtt: Option<Rtt>,
     one_way: u64,
     tick: u64,
     link_per_tick: u64,
@@ -915,6 +1037,8 @@ struct Loop {
     /// a stream's credit runs out, once per limit; it arrives RTT / 2 later.
     send_blocked: bool,
     blocked: VecDeque<(u64, StreamId, u64)>,
+    /// Ticks at which the rebalancing timer fired (`on_timeout`).
+    passes: Vec<u64>,
 }
 
 impl Loop {
@@ -924,8 +1048,8 @@ impl Loop {
             .iter()
             .enumerate()
             .map(|(i, &r)| {
-                let id = StreamId(4 * i as u64);
-                rx.open_stream(id, Duration::ZERO).unwrap();
+                let id = sid(i as u64);
+                open(&mut rx, id, at(0));
                 Flow {
                     id,
                     credit: SenderFlowControl::new(id, config.initial_stream_window),
@@ -955,11 +1079,19 @@ impl Loop {
             max_buffered: 0,
             send_blocked: false,
             blocked: VecDeque::new(),
+            passes: Vec::new(),
         }
     }
 
-    fn now(&self) -> Duration {
-        ms(self.tick)
+    fn now(&self) -> std::time::Instant {
+        at(self.tick)
+    }
+
+    /// The last pass at or before `tick`, and the first one after it.
+    fn passes_around(&self, tick: u64) -> (u64, u64) {
+        let before = *self.passes.iter().rfind(|&&t| t <= tick).unwrap();
+        let after = *self.passes.iter().find(|&&t| t > tick).unwrap();
+        (before, after)
     }
 
     fn window(&self, i: usize) -> u64 {
@@ -996,33 +1128,37 @@ impl Loop {
         let now = self.now();
         while self.data.front().is_some_and(|d| d.0 <= self.tick) {
             let (_, i, end) = self.data.pop_front().unwrap();
-            self.rx.on_data(self.flows[i].id, end, false, now).unwrap();
+            self.rx.on_data(self.flows[i].id, end, false).unwrap();
         }
         self.max_buffered = self.max_buffered.max(self.rx.buffered());
         while self.frames.front().is_some_and(|f| f.0 <= self.tick) {
             let (_, u) = self.frames.pop_front().unwrap();
-            match u.subject {
-                Subject::Connection => self.conn_credit.update(u.limit),
-                Subject::Stream(id) => {
+            match u {
+                UpdateFrame::MaxData(limit) => self.conn_credit.update(limit),
+                UpdateFrame::MaxStreamData { id, limit } => {
                     let f = self.flows.iter_mut().find(|f| f.id == id).unwrap();
-                    f.credit.update(u.limit)
+                    f.credit.update(limit)
                 }
+                UpdateFrame::MaxStreams { .. } => panic!("no stream closes here: {u:?}"),
             };
         }
         while self.blocked.front().is_some_and(|b| b.0 <= self.tick) {
             let (_, id, limit) = self.blocked.pop_front().unwrap();
-            self.rx.blocked_received(Some(id), limit);
+            self.rx.stream_data_blocked_received(id, limit);
         }
         for f in &mut self.flows {
             let s = self.rx.stream(f.id).unwrap();
             let to = s.consumed().min(s.retired() + f.read_per_tick);
-            let n = self.rx.retire(f.id, to).unwrap();
+            let n = self.rx.retire_to(f.id, to).unwrap();
             f.read_log.push(n);
         }
         let estimate = self.rx.estimate();
+        if fire_timer(&mut self.rx, now, self.rtt) {
+            self.passes.push(self.tick);
+        }
         while let Some(u) = self.rx.next_update(now, self.rtt) {
             self.check_after_next_update();
-            if let Subject::Stream(id) = u.subject {
+            if let UpdateFrame::MaxStreamData { id, .. } = u {
                 let f = self.flows.iter_mut().find(|f| f.id == id).unwrap();
                 f.update_ticks.push(self.tick);
             }
@@ -1103,7 +1239,7 @@ fn stalled_and_reading(first_rate: u64, stall_at: u64) -> u64 {
     sim.flows[0].read_per_tick = 0;
     sim.run_until(stall_at + 40 * RTT_MS);
     // The stalled stream holds all the credit it was given, unread.
-    let stalled = sim.rx.stream(StreamId(0)).unwrap();
+    let stalled = sim.rx.stream(sid(0)).unwrap();
     assert_eq!(stalled.consumed(), stalled.limit());
     assert!(stalled.unretired() > 0);
     assert!(
@@ -1130,7 +1266,7 @@ fn stalled_and_reading(first_rate: u64, stall_at: u64) -> u64 {
         sim.floor_violations
     );
     assert_eq!(sim.budget_violations, 0);
-    sim.rx.stream(StreamId(0)).unwrap().unretired()
+    sim.rx.stream(sid(0)).unwrap().unretired()
 }
 
 #[test]
@@ -1155,14 +1291,24 @@ fn sustains(window: u64, per_tick: u64) -> bool {
 #[test]
 fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
     let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ]);
-    // Rebalancing passes run every 50 ms from t = 0: at 50, 100, …
+    // Rebalancing passes run once per smoothed RTT from the timer armed at
+    // the first update (t = 0).
     sim.run_until(1501);
+    assert!(
+        sim.passes.windows(2).all(|w| w[1] - w[0] == RTT_MS),
+        "{:?}",
+        sim.passes
+    );
     let grown = sim.window(0);
     assert!(sustains(grown, READ), "window {grown} after 30 RTTs");
-    // The reader stops right after the pass at 1,500 ms (its last active
-    // one): four idle RTTs later, at 1,700 ms, the window is its seed.
+    // The reader stops right after a pass (its last active one, 1,500 ms
+    // with the timer above): at the pass four idle RTTs later the window
+    // is its seed, not before.
+    let last_active = *sim.passes.last().unwrap();
+    assert!(1500 - last_active < RTT_MS);
+    let reclaim_at = last_active + 4 * RTT_MS;
     sim.flows[0].read_per_tick = 0;
-    sim.run_until(1700);
+    sim.run_until(reclaim_at);
     let limit = sim.limit(0);
     assert_eq!(sim.window(0), grown);
     assert!(
@@ -1170,10 +1316,10 @@ fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
             .iter()
             .all(|c| c.0 < 1500)
     );
-    sim.run_until(1701);
+    sim.run_until(reclaim_at + 1);
     let reclaim = sim.changes_of(0, ChangeReason::Reclaim);
-    let (at, c) = *reclaim.last().unwrap();
-    assert_eq!(at, 1700);
+    let (when, c) = *reclaim.last().unwrap();
+    assert_eq!(when, reclaim_at);
     assert_eq!((c.old, c.new), (grown, SEED));
     assert_eq!(sim.window(0), SEED);
     // The limit the peer holds stays: credit is never reneged.
@@ -1204,8 +1350,8 @@ fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
         sim.changes_of(0, ChangeReason::Budget)
     );
     let tuned = sim.changes_of(0, ChangeReason::AutoTune);
-    let (at, c) = *tuned.iter().find(|c| c.0 > 1751).unwrap();
-    assert!(at <= 1751 + 2 * RTT_MS, "{tuned:?}");
+    let (when, c) = *tuned.iter().find(|c| c.0 > 1751).unwrap();
+    assert!(when <= 1751 + 2 * RTT_MS, "{tuned:?}");
     assert_eq!(c.old, SEED);
     assert!(sustains(c.new, READ), "{c}");
     // And the reader is never starved from three RTTs after resuming.
@@ -1232,20 +1378,25 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
     let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ / 8; 8]);
     sim.run_until(1501);
     let before = sim.window(0);
-    // All but stream 0 stop right after the pass at 1,500 ms.
+    // All but stream 0 stop right after a pass (1,500 ms with passes once
+    // per RTT from t = 0); the next pass, one RTT later, raises stream 0.
+    let last = *sim.passes.last().unwrap();
+    assert!(1500 - last < RTT_MS, "{:?}", sim.passes);
     for f in &mut sim.flows[1..] {
         f.read_per_tick = 0;
     }
-    sim.run_until(1550);
+    sim.run_until(last + RTT_MS);
     assert_eq!(sim.window(0), before);
-    sim.run_until(1551);
+    sim.run_until(last + RTT_MS + 1);
+    let (_, next) = sim.passes_around(last);
+    assert_eq!(next, last + RTT_MS, "{:?}", sim.passes);
     let raised = sim.changes_of(0, ChangeReason::Budget);
-    let (at, c) = *raised.last().unwrap();
-    assert_eq!(at, 1550, "{raised:?}");
+    let (when, c) = *raised.last().unwrap();
+    assert_eq!(when, next, "{raised:?}");
     assert_eq!(c.old, before);
     // estimate / 1.5 with the estimate of that pass (it may grow within
     // the tick, after the pass).
-    let (lo, hi) = sim.estimates[1550];
+    let (lo, hi) = sim.estimates[next as usize];
     assert!(
         (lo * 2 / 3..=hi * 2 / 3).contains(&c.new),
         "raised to {} with estimate {lo}..{hi}",
@@ -1266,12 +1417,14 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
 /// Stream 0 takes the link, runs out of its share within a few ms and
 /// reports STREAM_DATA_BLOCKED: with one of eight streams reading since
 /// the last pass the share is stale, so a pass runs as soon as the
-/// report arrives (≥ a quarter RTT after the last pass) instead of at
-/// 1,550 ms, and raises stream 0 to the estimate's share.
-fn stale_share(send_blocked: bool) -> Vec<(u64, WindowChange)> {
+/// report arrives (≥ a quarter RTT after the last pass) instead of a whole
+/// RTT after it, and raises stream 0 to the estimate's share. Returns the
+/// raises after the stop and the last pass before it.
+fn stale_share(send_blocked: bool) -> (Vec<(u64, WindowChange)>, u64) {
     let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK; 8]);
     sim.send_blocked = send_blocked;
     sim.run_until(1501);
+    let last = *sim.passes.last().unwrap();
     let before = sim.window(0);
     for f in &mut sim.flows[1..] {
         f.read_per_tick = 0;
@@ -1292,23 +1445,25 @@ fn stale_share(send_blocked: bool) -> Vec<(u64, WindowChange)> {
     let first = raised.first().expect("raised after the stop").1;
     assert_eq!(first.old, before);
     assert!(first.new >= 2 * before, "{before} -> {}", first.new);
-    raised
+    // Raised by a pass.
+    assert!(sim.passes.contains(&raised[0].0), "{:?}", sim.passes);
+    (raised, last)
 }
 
 #[test]
 fn blocked_at_a_stale_share_rebalances_early() {
-    let raised = stale_share(true);
-    let at = raised[0].0;
+    let (raised, last) = stale_share(true);
+    let when = raised[0].0;
     assert!(
-        (1500 + RTT_MS / 4..1550).contains(&at),
-        "raised at {at} ms: {raised:?}"
+        (last + RTT_MS / 4..last + RTT_MS).contains(&when),
+        "raised at {when} ms, last pass {last} ms: {raised:?}"
     );
 }
 
 #[test]
 fn without_blocked_a_stale_share_waits_for_the_next_pass() {
-    let raised = stale_share(false);
-    assert_eq!(raised[0].0, 1550, "{raised:?}");
+    let (raised, last) = stale_share(false);
+    assert_eq!(raised[0].0, last + RTT_MS, "{raised:?}");
 }
 
 /// 32 streams share 1 MB per RTT (31.25 KB each): once the estimate has
@@ -1419,54 +1574,56 @@ fn slow_reader_without_a_budget_never_grows_its_window() {
 #[test]
 fn next_update_never_panics_on_huge_times() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
-    rx.on_data(id, 1000, false, ms(0)).unwrap();
+    let id = sid(0);
+    let huge = Rtt::from_sample(Duration::MAX);
+    rx.on_data(id, 1000, false).unwrap();
     // The seeded window's early update goes out whatever the RTT.
-    assert_eq!(
-        rx.next_update(ms(1), Rtt::from(Duration::MAX)),
-        Some(UpdateFrame {
-            subject: Subject::Stream(id),
-            limit: SEED
-        })
-    );
-    // The next pass is due at 1 ms + Duration::MAX, saturated: it runs at
-    // the end of time, and 1,000 bytes read are not worth an update.
-    rx.retire(id, 1000).unwrap();
-    assert_eq!(
-        rx.next_update(Duration::MAX, Rtt::from(Duration::MAX)),
-        None
-    );
+    assert_eq!(rx.next_update(at(1), huge), Some(msd(id, SEED)));
+    // The next pass would be due at 1 ms + Duration::MAX, past any
+    // `Instant`: never in the past, whatever the timer says.
+    assert!(rx.next_timeout().is_none_or(|t| t > at(1)));
+    // At the end of time, 1,000 bytes read are not worth an update.
+    rx.retire_to(id, 1000).unwrap();
+    let end = common::far_future();
+    fire_timer(&mut rx, end, huge);
+    rx.on_timeout(end, huge);
+    assert_eq!(rx.next_update(end, huge), None);
     assert_eq!(rx.stream(id).unwrap().limit(), SEED);
     let mut rx = receiver(Config::default());
-    assert_eq!(rx.next_update(Duration::MAX - ms(1), rtt(50)), None);
-    assert_eq!(rx.next_update(Duration::MAX, rtt(50)), None);
+    let just_before = end - Duration::from_millis(1);
+    assert_eq!(rx.next_update(just_before, rtt(50)), None);
+    fire_timer(&mut rx, end, rtt(50));
+    assert_eq!(rx.next_update(end, rtt(50)), None);
+    rx.on_timeout(end, rtt(50));
 }
 
+/// Hours between calls, and RTT estimates of none (no sample yet: the old
+/// API's zero RTT) or an hour.
 #[test]
 fn hours_between_calls_and_zero_rtt_are_fine() {
     let mut rx = receiver(Config::default());
-    let id = StreamId(0);
+    let id = sid(0);
     let mut now = Duration::ZERO;
     let mut end = 0;
     for (i, step) in [0u64, 1, 3_600_000, 0, 7_200_000, 5]
         .into_iter()
         .enumerate()
     {
-        now += ms(step);
+        now += Duration::from_millis(step);
         let r = if i % 2 == 0 {
-            Rtt::from(Duration::ZERO)
+            Rtt::from_sample(Duration::ZERO)
         } else {
-            Rtt::from(Duration::from_secs(3600))
+            Rtt::from_sample(Duration::from_secs(3600))
         };
         end = rx.stream(id).map_or(INITIAL, |s| s.limit());
-        rx.on_data(id, end, false, now).unwrap();
-        rx.retire(id, end).unwrap();
-        updates(&mut rx, now, r);
+        rx.on_data(id, end, false).unwrap();
+        rx.retire_to(id, end).unwrap();
+        updates(&mut rx, base() + now, r);
         assert!(rx.committed() <= rx.budget());
         assert_eq!(rx.committed(), credit_sum(&rx, 0..1));
     }
     assert!(rx.stream(id).unwrap().limit() > end);
-    assert!(rx.stream(id).unwrap().window() <= rx.tuner().max_window(SubjectKind::Stream));
+    assert!(rx.stream(id).unwrap().window() <= rx.config().max_stream_window);
 }
 
 /// Three streams read everything at once every millisecond (RTT 1 s):
@@ -1474,18 +1631,17 @@ fn hours_between_calls_and_zero_rtt_are_fine() {
 /// seed unread.
 fn fast_readers(config: Config) -> ConnectionReceiver<ExcessTuner> {
     let mut rx = receiver(config);
-    let mut now = Duration::ZERO;
-    for _ in 0..6 {
-        now += ms(1);
+    for t in 1..=6 {
+        let now = at(t);
         for i in 0..4 {
-            let id = StreamId(i);
+            let id = sid(i);
             let end = rx.stream(id).map_or(INITIAL, |s| s.limit());
-            rx.on_data(id, end, false, now).unwrap();
+            rx.on_data(id, end, false).unwrap();
             if i != 3 {
-                rx.retire(id, end).unwrap();
+                rx.retire_to(id, end).unwrap();
             }
         }
-        updates(&mut rx, now, Rtt::from(Duration::from_secs(1)));
+        updates(&mut rx, now, Rtt::from_sample(Duration::from_secs(1)));
         assert!(rx.committed() <= rx.budget());
         assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
     }
@@ -1495,7 +1651,7 @@ fn fast_readers(config: Config) -> ConnectionReceiver<ExcessTuner> {
 /// Σ over open streams of the credit beyond the initial window: what the
 /// growth budget bounds.
 fn excess(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
-    ids.filter_map(|i| rx.stream(StreamId(i)))
+    ids.filter_map(|i| rx.stream(sid(i)))
         .map(|s| s.credit().saturating_sub(INITIAL))
         .sum()
 }
@@ -1503,11 +1659,11 @@ fn excess(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u6
 #[test]
 fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
     let rx = fast_readers(Config::default());
-    let cap = rx.tuner().max_window(SubjectKind::Stream);
+    let cap = rx.config().max_stream_window;
     // Two readers reach the cap; the third's window is cut (reason Budget)
     // to the credit the budget could grant it.
     let windows: Vec<u64> = (0..3)
-        .map(|i| rx.stream(StreamId(i)).unwrap().window())
+        .map(|i| rx.stream(sid(i)).unwrap().window())
         .collect();
     assert_eq!(
         windows.iter().filter(|&&w| w == cap).count(),
@@ -1515,16 +1671,17 @@ fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
         "{windows:?}"
     );
     assert!(windows.contains(&(2 * INITIAL)), "{windows:?}");
-    assert_eq!(rx.stream(StreamId(3)).unwrap().window(), SEED);
-    // Growth is capped at 64 MiB on top of the 100 promised 64 KiB slots.
+    assert_eq!(rx.stream(sid(3)).unwrap().window(), SEED);
+    // Growth is capped at 64 MiB on top of the four open streams' promised
+    // 64 KiB (the old budget promised all 100 `max_streams` slots).
     assert_eq!(rx.estimate(), 48 << 20);
-    assert_eq!(rx.budget(), 100 * INITIAL + (64 << 20));
+    assert_eq!(rx.budget(), 4 * INITIAL + (64 << 20));
     // Two readers hold 32 MiB of credit each, the unread stream its
     // 128 KiB: all the growth but 65,536 bytes. The third reader still
     // gets its own promised 64 KiB (it costs no growth) plus what is left:
     // it is never stuck at credit 0.
     let credits: Vec<u64> = (0..4)
-        .map(|i| rx.stream(StreamId(i)).unwrap().credit())
+        .map(|i| rx.stream(sid(i)).unwrap().credit())
         .collect();
     assert_eq!(
         credits.iter().filter(|&&c| c == cap).count(),
@@ -1536,17 +1693,18 @@ fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
     assert_eq!(third, 2 * INITIAL, "{credits:?}");
     assert_eq!(rx.committed(), 2 * cap + SEED + 2 * INITIAL);
     assert_eq!(excess(&rx, 0..4), 64 << 20);
-    assert!(rx.committed() <= rx.budget());
+    // Every byte of the budget is committed.
+    assert_eq!(rx.committed(), rx.budget());
 }
 
 #[test]
 fn connection_window_passes_the_tuner_cap_only_to_cover_committed_credit() {
     // With a budget the connection window covers the credit committed to
     // streams after the update lag, ⌈committed / (1 − ¼)⌉, even past the
-    // tuner's 48 MiB cap: the budget, not the connection window, bounds
+    // configured 48 MiB cap: the budget, not the connection window, bounds
     // memory.
     let rx = fast_readers(Config::default());
-    let cap = rx.tuner().max_window(SubjectKind::Connection);
+    let cap = rx.config().max_connection_window;
     assert_eq!(cap, 50_331_648);
     assert_eq!(rx.committed(), 67_371_008);
     assert_eq!(rx.connection().window(), committed_floor(&rx));
@@ -1597,7 +1755,7 @@ fn the_last_reader_takes_over_the_link_under_the_default_budget() {
 fn the_last_reader_is_never_starved_when_the_budget_binds() {
     let (sim, before, after) = all_but_one_stop(1_600_000);
     // The stalled streams keep the growth budget (credit is never
-    // reneged), but every slot's promised initial window costs no growth:
+    // reneged), but every open stream's promised initial window costs no growth:
     // the last reader gets at least that much every RTT.
     assert!(before > INITIAL, "{before}");
     let raised = sim.changes_of(0, ChangeReason::Budget);

@@ -7,17 +7,25 @@
 //! - the advertised limit never decreases, and neither does the sender's;
 //! - `retired ≤ consumed ≤ limit ≤ 2^62 − 1` (data past the limit errors);
 //! - a failing call changes nothing;
-//! - a window grown only by the tuner or a seed stays ≤ the tuner's cap
+//! - a window grown only by the tuner or a seed stays ≤ the configured cap
 //!   (or its starting value when that was already larger) and never shrinks;
 //! - every reported window change has `old != new` and the caller's `now`;
+//!   a tuning step needs an RTT sample and time that moved forward since
+//!   an earlier update (clocks here also go backwards);
 //! - no call panics.
 
-use std::{collections::BTreeSet, time::Duration};
+mod common;
 
+use std::{
+    collections::BTreeSet,
+    time::{Duration, Instant},
+};
+
+use common::at_saturating;
 use neqo_fc::{
     ChangeReason, Config, Connection, Error, ExcessTuner, Fraction, MAX_VARINT,
     ReceiverFlowControl, Rtt, SenderFlowControl, StreamId, Subject, SubjectKind, TuneInput, Tuner,
-    Update,
+    Update, ValidConfig,
 };
 use proptest::{
     prelude::*,
@@ -57,8 +65,19 @@ fn duration() -> impl Strategy<Value = Duration> {
     ]
 }
 
-fn rtt() -> impl Strategy<Value = Rtt> {
-    (duration(), duration()).prop_map(|(s, m)| Rtt::new(s, m))
+/// An RTT estimate as a stack passes it: a sample (`min ≤ smoothed`, as
+/// `Rtt::new` requires) or none yet (also what a zero or inverted pair
+/// gives).
+fn rtt() -> impl Strategy<Value = Option<Rtt>> {
+    prop_oneof![
+        4 => (duration(), duration()).prop_map(|(s, m)| Rtt::new(s.max(m), m)),
+        1 => (duration(), duration()).prop_map(|(s, m)| Rtt::new(s, m)),
+    ]
+}
+
+/// A sample, for the tuner alone.
+fn sample() -> impl Strategy<Value = Rtt> {
+    (duration(), duration()).prop_filter_map("no sample", |(s, m)| Rtt::new(s.max(m), m))
 }
 
 fn fraction() -> impl Strategy<Value = Fraction> {
@@ -66,18 +85,16 @@ fn fraction() -> impl Strategy<Value = Fraction> {
         Just(Fraction::QUARTER),
         Just(Fraction::HALF),
         Just(Fraction::ONE),
-        // Includes improper values the constructor must replace with ¼.
+        // Includes improper values `validate` must refuse.
         (0u32..=70, 1u32..=64).prop_map(|(n, d)| Fraction::new(n, d).unwrap()),
     ]
 }
 
 fn tuner() -> impl Strategy<Value = ExcessTuner> {
     prop_oneof![
-        Just(Config::default().tuner()),
-        (0u64..=16, value(), value()).prop_map(|(bonus, s, c)| ExcessTuner {
+        Just(ExcessTuner::DEFAULT),
+        (0u64..=16).prop_map(|bonus| ExcessTuner {
             bonus,
-            max_stream_window: s,
-            max_connection_window: c,
             ..ExcessTuner::DEFAULT
         }),
         (any::<u64>()).prop_map(|bonus| ExcessTuner {
@@ -101,9 +118,15 @@ enum Op {
     /// The application reports reading up to any offset (bugs included).
     RetireRaw(u64),
     /// Time passes and both controllers send an update if due.
-    SendUpdate { dt: Duration, rtt: Rtt },
+    SendUpdate { dt: Duration, rtt: Option<Rtt> },
     /// As `SendUpdate`, with the stream's new limit capped (a budget).
-    SendUpdateCapped { dt: Duration, rtt: Rtt, cap: u64 },
+    SendUpdateCapped {
+        dt: Duration,
+        rtt: Option<Rtt>,
+        cap: u64,
+    },
+    /// The clock goes back.
+    ClockBack(Duration),
     /// The peer reports *_BLOCKED on the stream and the connection.
     Blocked,
     /// A past update (picked from the ones sent) was lost.
@@ -139,6 +162,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<bool>().prop_map(|sent| Op::SenderBlocked { sent }),
         1 => any::<usize>().prop_map(Op::SenderBlockedLost),
         1 => value().prop_map(Op::SenderUpdate),
+        1 => duration().prop_map(Op::ClockBack),
     ]
 }
 
@@ -150,6 +174,9 @@ struct Setup {
     fraction: Fraction,
     seed: Option<Fraction>,
     tuner: ExcessTuner,
+    /// The configured caps (the tuner held them before).
+    max_stream_window: u64,
+    max_connection_window: u64,
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
@@ -159,14 +186,53 @@ fn setup() -> impl Strategy<Value = Setup> {
         fraction(),
         prop::option::of(fraction()),
         tuner(),
+        prop_oneof![Just(32 << 20), value()],
+        prop_oneof![Just(48 << 20), value()],
     )
-        .prop_map(|(conn_window, stream_limit, fraction, seed, tuner)| Setup {
-            conn_window,
-            stream_limit,
-            fraction,
-            seed,
-            tuner,
-        })
+        .prop_map(
+            |(conn_window, stream_limit, fraction, seed, tuner, ms, mc)| Setup {
+                conn_window,
+                stream_limit,
+                fraction,
+                seed,
+                tuner,
+                max_stream_window: ms,
+                max_connection_window: mc,
+            },
+        )
+}
+
+/// The setup as a valid configuration for one stream: windows in
+/// [1, 2^62), each cap at least its initial window. An update fraction
+/// outside (0, 1] is refused by `validate` (the old constructor replaced
+/// it with ¼; so does this).
+fn valid_config(s: &Setup) -> ValidConfig {
+    let stream = s.stream_limit.clamp(1, MAX_VARINT);
+    let conn = s.conn_window.clamp(1, MAX_VARINT);
+    let config = Config {
+        initial_stream_window: stream,
+        initial_connection_window: conn,
+        max_stream_window: s.max_stream_window.clamp(stream, MAX_VARINT),
+        max_connection_window: s.max_connection_window.clamp(conn, MAX_VARINT),
+        update_fraction: s.fraction,
+        seed_fraction: s.seed.filter(|f| f.num() <= f.den()),
+        max_streams_bidi: 0,
+        max_streams_uni: 1,
+        ..Config::default()
+    };
+    match config.validate() {
+        Ok(valid) => valid,
+        Err(e) => {
+            assert!(!s.fraction.is_proper_nonzero(), "{e}");
+            assert!(e.0.starts_with("update_fraction"), "{e}");
+            Config {
+                update_fraction: Fraction::QUARTER,
+                ..config
+            }
+            .validate()
+            .unwrap()
+        }
+    }
 }
 
 /// The controllers under test plus what the invariants need to remember.
@@ -188,46 +254,54 @@ struct World {
     /// Largest window each may reach by tuning/seeding/the floor.
     stream_bound: u64,
     conn_bound: u64,
+    /// When each controller sent an update: a tuning step measures from
+    /// one of these.
+    stream_update_times: Vec<Instant>,
+    conn_update_times: Vec<Instant>,
 }
 
 impl World {
     fn new(s: &Setup) -> Self {
-        let config = Config {
-            initial_stream_window: s.stream_limit.min(MAX_VARINT),
-            initial_connection_window: s.conn_window.min(MAX_VARINT),
-            max_stream_window: s.tuner.max_stream_window,
-            max_connection_window: s.tuner.max_connection_window,
-            update_fraction: s.fraction,
-            seed_fraction: s.seed,
-            ..Config::default()
-        };
-        let conn = ReceiverFlowControl::new(Connection, s.conn_window, s.conn_window, s.fraction);
-        let (stream, seed) = conn.open_stream(StreamId(0), s.stream_limit, &config, Duration::ZERO);
+        let config = valid_config(s);
+        let conn = ReceiverFlowControl::new(Connection, &config);
+        // A new stream as `ConnectionFlow` opens one without a budget: the
+        // initial window, raised to the seed from the connection window.
+        let id = StreamId(0);
+        let mut stream = ReceiverFlowControl::new(id, &config);
+        let seed = stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
         if let Some(change) = seed {
             assert_ne!(change.old, change.new);
             assert_eq!(change.reason, ChangeReason::Seed);
-            assert_eq!(change.subject, Subject::Stream(StreamId(0)));
-            assert!(change.new <= s.tuner.max_stream_window.max(change.old));
+            assert_eq!(change.subject, Subject::Stream(id));
+            assert_eq!(change.now, None, "a seed takes no time");
+            assert!(change.new <= config.max_stream_window.max(change.old));
         }
         // The seed is max(initial, seed × C) capped at the stream cap, never
         // below the transport parameter.
         let seeded = config.seed_window(conn.window()).max(stream.limit());
         assert_eq!(stream.window(), seeded.min(MAX_VARINT));
+        assert_eq!(stream.limit(), config.initial_stream_window);
         Self {
             tuner: s.tuner,
             floor: Fraction::THREE_HALVES,
             now: Duration::ZERO,
-            stream_sender: SenderFlowControl::new(StreamId(0), stream.limit()),
+            stream_sender: SenderFlowControl::new(id, stream.limit()),
             conn_sender: SenderFlowControl::new(Connection, conn.limit()),
             stream_limits: vec![stream.limit()],
             conn_limits: vec![conn.limit()],
             blocked_limits: Vec::new(),
             armed_at: BTreeSet::new(),
-            stream_bound: s.tuner.max_stream_window.max(stream.window()),
-            conn_bound: s.tuner.max_connection_window.max(conn.window()),
+            stream_bound: config.max_stream_window.max(stream.window()),
+            conn_bound: config.max_connection_window.max(conn.window()),
             stream,
             conn,
+            stream_update_times: Vec::new(),
+            conn_update_times: Vec::new(),
         }
+    }
+
+    fn instant(&self) -> Instant {
+        at_saturating(self.now)
     }
 
     fn check_update(
@@ -236,7 +310,7 @@ impl World {
         due: bool,
         old_limit: u64,
         subject: Subject,
-        rtt: Rtt,
+        rtt: Option<Rtt>,
     ) {
         assert_eq!(
             u.is_some(),
@@ -250,8 +324,21 @@ impl World {
             assert_ne!(c.old, c.new);
             assert_eq!(c.subject, subject);
             assert_eq!(c.reason, ChangeReason::AutoTune);
-            assert_eq!(c.now, self.now);
-            assert_eq!(c.rtt, rtt.min);
+            assert_eq!(c.now, Some(self.instant()));
+            // Tuning needs a sample, and time that moved forward since an
+            // earlier update (where the interval started).
+            let rtt = rtt.expect("tuned without an RTT sample");
+            assert_eq!(c.rtt, rtt.min());
+            assert!(!c.elapsed.is_zero(), "tuned over a zero interval");
+            let times = match subject {
+                Subject::Connection => &self.conn_update_times,
+                Subject::Stream(_) => &self.stream_update_times,
+            };
+            assert!(
+                times.iter().any(|&t| Some(t + c.elapsed) == c.now),
+                "interval of {:?} starts at no earlier update",
+                c.elapsed
+            );
             assert!(c.new > c.old, "the default tuner only grows");
         }
     }
@@ -266,7 +353,7 @@ impl World {
             Op::FinalSize(size) => {
                 let before = self.stream.clone();
                 let consumed = self.stream.consumed();
-                match self.stream.set_final_size(size) {
+                match self.stream.reset_received(size) {
                     Ok(n) => {
                         assert_eq!(self.stream.final_size(), Some(size));
                         assert_eq!(self.stream.consumed(), consumed + n);
@@ -287,28 +374,31 @@ impl World {
             Op::RetireRaw(offset) => self.retire(offset),
             Op::SendUpdate { dt, rtt } => {
                 self.now = self.now.saturating_add(dt);
+                let now = self.instant();
                 let (due, old) = (self.stream.update_due(), self.stream.limit());
-                let u = self.stream.send_update(self.now, rtt, &self.tuner);
+                let u = self.stream.send_update(now, rtt, &self.tuner);
                 self.check_update(u, due, old, Subject::Stream(StreamId(0)), rtt);
                 if let Some(u) = u {
+                    self.stream_update_times.push(now);
                     self.stream_limits.push(u.limit);
                     self.stream_sender.update(u.limit);
                     assert!(self.stream_sender.limit() >= u.limit);
                 }
                 let (due, old) = (self.conn.update_due(), self.conn.limit());
-                let u = self.conn.send_update(self.now, rtt, &self.tuner);
+                let u = self.conn.send_update(now, rtt, &self.tuner);
                 self.check_update(u, due, old, Subject::Connection, rtt);
                 if let Some(u) = u {
+                    self.conn_update_times.push(now);
                     self.conn_limits.push(u.limit);
                     self.conn_sender.update(u.limit);
                 }
             }
+            Op::ClockBack(dt) => self.now = self.now.saturating_sub(dt),
             Op::SendUpdateCapped { dt, rtt, cap } => {
                 self.now = self.now.saturating_add(dt);
+                let now = self.instant();
                 let (due, old) = (self.stream.update_due(), self.stream.limit());
-                let u = self
-                    .stream
-                    .send_update_capped(self.now, rtt, &self.tuner, cap);
+                let u = self.stream.send_update_capped(now, rtt, &self.tuner, cap);
                 if !due {
                     assert_eq!(u, None);
                 }
@@ -316,6 +406,7 @@ impl World {
                     assert!(u.limit >= old && u.limit <= old.max(cap), "{u:?} cap {cap}");
                     assert_eq!(u.limit, self.stream.limit());
                     self.check_update(Some(u), true, old, Subject::Stream(StreamId(0)), rtt);
+                    self.stream_update_times.push(now);
                     self.stream_limits.push(u.limit);
                     self.stream_sender.update(u.limit);
                 } else {
@@ -363,7 +454,7 @@ impl World {
             Op::Cover => {
                 let sw = self.stream.window();
                 let old = self.conn.window();
-                let change = self.conn.cover_stream_window(sw, self.floor, self.now);
+                let change = self.conn.cover_stream_window(sw, self.floor);
                 let floor = ceil_of(self.floor, sw);
                 self.conn_bound = self.conn_bound.max(floor);
                 assert_eq!(self.conn.window(), old.max(floor));
@@ -373,7 +464,7 @@ impl World {
                     assert_eq!(c.reason, ChangeReason::ConnectionFloor);
                     assert_eq!(
                         (c.now, c.rtt, c.elapsed),
-                        (self.now, Duration::ZERO, Duration::ZERO)
+                        (None, Duration::ZERO, Duration::ZERO)
                     );
                 } else {
                     assert_eq!(self.conn.window(), old);
@@ -471,7 +562,10 @@ impl World {
                     }
                 }
             }
-            Error::RetiredBeyondReceived { .. } | Error::StreamLimit(_) => {
+            Error::RetiredBeyondReceived { .. }
+            | Error::InitialLimitAboveMax { .. }
+            | Error::StreamLimit { .. }
+            | Error::StreamState(_) => {
                 panic!("not a data error: {e:?}")
             }
         }
@@ -495,13 +589,13 @@ impl World {
     fn retire(&mut self, offset: u64) {
         let before = self.stream.clone();
         let retired = self.stream.retired();
-        match self.stream.retire(offset) {
+        match self.stream.retire_to(offset) {
             Ok(n) => {
                 assert!(offset <= self.stream.consumed());
                 assert_eq!(self.stream.retired(), retired.max(offset));
                 assert_eq!(n, self.stream.retired() - retired);
                 let before = self.conn.clone();
-                match self.conn.retire(n) {
+                match self.conn.add_retired(n) {
                     Ok(()) => {}
                     // Only when the connection refused data the stream took.
                     Err(Error::RetiredBeyondReceived { retired, received }) => {
@@ -661,25 +755,26 @@ proptest! {
             1..200,
         ),
     ) {
-        let config = Config::default();
-        let tuner = config.tuner();
-        let mut conn = ReceiverFlowControl::connection(&config);
-        let (mut stream, _) =
-            conn.open_stream(StreamId(4), config.initial_stream_window, &config, Duration::ZERO);
+        let config = Config::default().validate().unwrap();
+        let tuner = ExcessTuner::DEFAULT;
+        let mut conn = ReceiverFlowControl::new(Connection, &config);
+        let mut stream = ReceiverFlowControl::new(StreamId(4), &config);
+        stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
         let mut now = Duration::ZERO;
         for (len, share, dt, rtt) in steps {
             let end = stream.limit().min(stream.consumed() + len);
             let n = stream.on_data(end, false).unwrap();
             conn.consume(n).unwrap();
             let off = stream.retired() + stream.unretired() * u64::from(share) / 255;
-            let r = stream.retire(off).unwrap();
-            conn.retire(r).unwrap();
+            let r = stream.retire_to(off).unwrap();
+            conn.add_retired(r).unwrap();
             now = now.saturating_add(dt);
-            stream.send_update(now, rtt, &tuner);
-            conn.cover_stream_window(stream.window(), config.connection_floor, now);
-            conn.send_update(now, rtt, &tuner);
-            prop_assert!(stream.window() <= tuner.max_window(SubjectKind::Stream));
-            prop_assert!(conn.window() <= tuner.max_window(SubjectKind::Connection));
+            let t = at_saturating(now);
+            stream.send_update(t, rtt, &tuner);
+            conn.cover_stream_window(stream.window(), config.connection_floor);
+            conn.send_update(t, rtt, &tuner);
+            prop_assert!(stream.window() <= config.max_stream_window);
+            prop_assert!(conn.window() <= config.max_connection_window);
             prop_assert!(stream.consumed() <= stream.limit());
             prop_assert!(conn.consumed() <= conn.limit());
         }
@@ -691,23 +786,26 @@ proptest! {
         tuner in tuner(),
         stream in any::<bool>(),
         window in value(),
-        retired in value(),
+        max_window in value(),
+        delivered in value(),
         elapsed in duration(),
-        rtt in rtt(),
+        rtt in sample(),
         fraction in fraction(),
+        drained_at_limit in any::<bool>(),
     ) {
         let kind = if stream { SubjectKind::Stream } else { SubjectKind::Connection };
         let input = TuneInput {
             kind,
             window,
-            retired_since_update: retired,
+            max_window,
+            delivered,
             elapsed,
             rtt,
             update_fraction: fraction,
-            drained_at_limit: false,
+            drained_at_limit,
         };
         let out = tuner.tune(&input);
         prop_assert!(out >= window);
-        prop_assert!(out <= window.max(tuner.max_window(kind)));
+        prop_assert!(out <= window.max(max_window));
     }
 }

@@ -2,33 +2,64 @@
 //! (one byte before and after every threshold). RFC 9000 §4.1 (limits),
 //! §4.2 (updates), §4.5 (final size), §16 / §19.8 (2^62 − 1).
 
+mod common;
+
 use std::{cell::Cell, time::Duration};
 
+use common::{at, ms};
 use neqo_fc::{
-    ChangeReason, Config, Connection, Error, Fixed, FlowSubject, Fraction, MAX_VARINT,
-    ReceiverFlowControl, Rtt, StreamId, Subject, SubjectKind, TuneInput, Tuner, WindowChange,
+    ChangeReason, Config, Connection, ConnectionFlow, Error, ExcessTuner, Fixed, FlowSubject,
+    Fraction, MAX_VARINT, ReceiverFlowControl, Rtt, StreamId, Subject, SubjectKind, TuneInput,
+    Tuner, ValidConfig, WindowChange,
 };
 
 const ID: StreamId = StreamId(4);
-const STATIC: Fixed = Fixed {
-    stream: 1 << 30,
-    connection: 1 << 30,
-};
 
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
+/// The cap on windows in these tests: far above any window they reach, so
+/// only the tuner under test decides.
+const CAP: u64 = 1 << 30;
+
+fn rtt() -> Option<Rtt> {
+    Rtt::from_sample(ms(50))
 }
 
-fn rtt() -> Rtt {
-    Rtt::from(ms(50))
+/// Both initial windows at `window` (the limit and the window a controller
+/// starts with), caps at [`CAP`], the given update fraction.
+fn config(window: u64, fraction: Fraction) -> ValidConfig {
+    Config {
+        initial_stream_window: window,
+        initial_connection_window: window,
+        max_stream_window: CAP,
+        max_connection_window: CAP,
+        update_fraction: fraction,
+        ..Config::default()
+    }
+    .validate()
+    .expect("valid test config")
 }
 
 fn stream(limit: u64) -> ReceiverFlowControl<StreamId> {
-    ReceiverFlowControl::new(ID, limit, limit, Fraction::QUARTER)
+    ReceiverFlowControl::new(ID, &config(limit, Fraction::QUARTER))
 }
 
 fn conn(limit: u64) -> ReceiverFlowControl<Connection> {
-    ReceiverFlowControl::new(Connection, limit, limit, Fraction::QUARTER)
+    ReceiverFlowControl::new(Connection, &config(limit, Fraction::QUARTER))
+}
+
+/// A single stream whose window may be as large as a QUIC value allows
+/// (one stream: `max_open_streams() × window ≤ 2^62 − 1`).
+fn huge_config() -> ValidConfig {
+    Config {
+        initial_stream_window: MAX_VARINT,
+        initial_connection_window: MAX_VARINT,
+        max_stream_window: MAX_VARINT,
+        max_connection_window: MAX_VARINT,
+        max_streams_bidi: 0,
+        max_streams_uni: 1,
+        ..Config::default()
+    }
+    .validate()
+    .expect("one stream may have a 2^62 − 1 window")
 }
 
 /// Every observable getter, for "a failing call changes nothing".
@@ -47,7 +78,28 @@ struct Snapshot {
     debug: String,
 }
 
-fn snap<S: FlowSubject>(fc: &ReceiverFlowControl<S>) -> Snapshot {
+/// The final size, for snapshots of either kind of controller (only a
+/// stream has one).
+trait FinalSize {
+    fn final_size_if_any(&self) -> Option<u64>;
+}
+
+impl FinalSize for ReceiverFlowControl<StreamId> {
+    fn final_size_if_any(&self) -> Option<u64> {
+        self.final_size()
+    }
+}
+
+impl FinalSize for ReceiverFlowControl<Connection> {
+    fn final_size_if_any(&self) -> Option<u64> {
+        None
+    }
+}
+
+fn snap<S: FlowSubject>(fc: &ReceiverFlowControl<S>) -> Snapshot
+where
+    ReceiverFlowControl<S>: FinalSize,
+{
     Snapshot {
         window: fc.window(),
         limit: fc.limit(),
@@ -56,7 +108,7 @@ fn snap<S: FlowSubject>(fc: &ReceiverFlowControl<S>) -> Snapshot {
         unretired: fc.unretired(),
         credit: fc.credit(),
         acked_limit: fc.acked_limit(),
-        final_size: fc.final_size(),
+        final_size: fc.final_size_if_any(),
         update_due: fc.update_due(),
         debug: format!("{fc:?}"),
     }
@@ -69,7 +121,9 @@ fn assert_fails<S: FlowSubject, T: std::fmt::Debug>(
     call: impl FnOnce(&mut ReceiverFlowControl<S>) -> Result<T, Error>,
     want: Error,
     code: u64,
-) {
+) where
+    ReceiverFlowControl<S>: FinalSize,
+{
     let before = snap(fc);
     let got = call(fc).expect_err("call must fail");
     assert_eq!(got, want);
@@ -128,7 +182,7 @@ fn fin_at_limit_ok_one_past_is_flow_control_error() {
     );
     assert_fails(
         &mut s,
-        |s| s.set_final_size(1001),
+        |s| s.reset_received(1001),
         Error::FlowControl {
             received: 1001,
             limit: 1000,
@@ -197,14 +251,14 @@ fn stream_and_connection_account_together() {
 fn final_size_change_is_final_size_error() {
     let mut s = stream(1000);
     assert_eq!(s.on_data(500, false), Ok(500));
-    assert_eq!(s.set_final_size(600), Ok(100));
+    assert_eq!(s.reset_received(600), Ok(100));
     // Repeated identical final size: fine, adds nothing.
-    assert_eq!(s.set_final_size(600), Ok(0));
+    assert_eq!(s.reset_received(600), Ok(0));
     assert_eq!(s.on_data(600, true), Ok(0));
     for other in [599, 601, 0, 1000] {
         assert_fails(
             &mut s,
-            |s| s.set_final_size(other),
+            |s| s.reset_received(other),
             Error::FinalSize {
                 known: 600,
                 received: other,
@@ -229,7 +283,7 @@ fn fin_below_received_data_is_final_size_error() {
     assert_eq!(s.on_data(500, false), Ok(500));
     assert_fails(
         &mut s,
-        |s| s.set_final_size(499),
+        |s| s.reset_received(499),
         Error::FinalSize {
             known: 500,
             received: 499,
@@ -253,7 +307,7 @@ fn fin_below_received_data_is_final_size_error() {
 #[test]
 fn data_past_known_final_size_is_final_size_error() {
     let mut s = stream(1000);
-    assert_eq!(s.set_final_size(600), Ok(600));
+    assert_eq!(s.reset_received(600), Ok(600));
     // Data up to the final size (a gap being filled) is fine.
     assert_eq!(s.on_data(600, false), Ok(0));
     assert_eq!(s.on_data(100, false), Ok(0));
@@ -282,7 +336,7 @@ fn data_past_known_final_size_is_final_size_error() {
 
 #[test]
 fn max_varint_is_accepted_two_to_the_62_is_value_too_large() {
-    let mut s = ReceiverFlowControl::new(ID, MAX_VARINT, MAX_VARINT, Fraction::QUARTER);
+    let mut s = ReceiverFlowControl::new(ID, &huge_config());
     for (end, fin) in [(1 << 62, false), (1 << 62, true), (u64::MAX, false)] {
         assert_fails(
             &mut s,
@@ -293,12 +347,12 @@ fn max_varint_is_accepted_two_to_the_62_is_value_too_large() {
     }
     assert_fails(
         &mut s,
-        |s| s.set_final_size(1 << 62),
+        |s| s.reset_received(1 << 62),
         Error::ValueTooLarge(1 << 62),
         0x07,
     );
     assert_eq!(s.on_data(MAX_VARINT, false), Ok(MAX_VARINT));
-    assert_eq!(s.set_final_size(MAX_VARINT), Ok(0));
+    assert_eq!(s.reset_received(MAX_VARINT), Ok(0));
     assert_eq!(s.final_size(), Some(MAX_VARINT));
 
     // On a small limit, 2^62 is still a value error, and 2^62 − 1 a flow
@@ -321,18 +375,42 @@ fn max_varint_is_accepted_two_to_the_62_is_value_too_large() {
     );
 }
 
+/// A controller never holds a window or limit at or above 2^62, nor an
+/// update fraction outside (0, 1]: the old constructor clamped such values;
+/// now `Config::validate` refuses them, so no controller is ever built with
+/// one, and the largest accepted window (2^62 − 1) is taken as it is.
 #[test]
-fn constructor_clamps_to_max_varint() {
-    let s = ReceiverFlowControl::new(ID, u64::MAX, u64::MAX, Fraction::QUARTER);
+fn windows_are_bounded_by_max_varint_and_fractions_validated() {
+    let s = ReceiverFlowControl::new(ID, &huge_config());
     assert_eq!(s.limit(), MAX_VARINT);
     assert_eq!(s.window(), MAX_VARINT);
     assert_eq!(s.acked_limit(), MAX_VARINT);
     assert!(!s.update_due());
-    // An invalid update fraction falls back to ¼.
-    let s = ReceiverFlowControl::new(ID, 8, 8, Fraction::new(0, 1).unwrap());
-    assert_eq!(s.update_fraction(), Fraction::QUARTER);
-    let s = ReceiverFlowControl::new(ID, 8, 8, Fraction::new(5, 4).unwrap());
-    assert_eq!(s.update_fraction(), Fraction::QUARTER);
+    let one_stream = *huge_config().get();
+    for too_big in [1 << 62, u64::MAX] {
+        let c = Config {
+            initial_stream_window: too_big,
+            max_stream_window: too_big,
+            ..one_stream
+        };
+        assert!(c.validate().is_err(), "stream window {too_big}");
+        let c = Config {
+            initial_connection_window: too_big,
+            max_connection_window: too_big,
+            ..one_stream
+        };
+        assert!(c.validate().is_err(), "connection window {too_big}");
+    }
+    // An update fraction of 0 or above 1 is refused.
+    for bad in [Fraction::new(0, 1).unwrap(), Fraction::new(5, 4).unwrap()] {
+        let c = Config {
+            update_fraction: bad,
+            ..Config::default()
+        };
+        assert!(c.validate().unwrap_err().0.starts_with("update_fraction"));
+    }
+    let s = ReceiverFlowControl::new(ID, &config(8, Fraction::ONE));
+    assert_eq!(s.update_fraction(), Fraction::ONE);
 }
 
 // ---- Retiring ----------------------------------------------------------------
@@ -343,16 +421,16 @@ fn stream_retire_past_consumed_is_error() {
     s.on_data(500, false).unwrap();
     assert_fails(
         &mut s,
-        |s| s.retire(501),
+        |s| s.retire_to(501),
         Error::RetiredBeyondReceived {
             retired: 501,
             received: 500,
         },
         0x01,
     );
-    assert_eq!(s.retire(500), Ok(500));
+    assert_eq!(s.retire_to(500), Ok(500));
     // An older offset is a no-op.
-    assert_eq!(s.retire(400), Ok(0));
+    assert_eq!(s.retire_to(400), Ok(0));
     assert_eq!(s.retired(), 500);
     assert_eq!(s.unretired(), 0);
     assert_eq!(s.credit(), 500);
@@ -362,11 +440,11 @@ fn stream_retire_past_consumed_is_error() {
 fn connection_retire_past_consumed_is_error() {
     let mut c = conn(1000);
     c.consume(500).unwrap();
-    assert_eq!(c.retire(499), Ok(()));
-    assert_eq!(c.retire(1), Ok(()));
+    assert_eq!(c.add_retired(499), Ok(()));
+    assert_eq!(c.add_retired(1), Ok(()));
     assert_fails(
         &mut c,
-        |c| c.retire(1),
+        |c| c.add_retired(1),
         Error::RetiredBeyondReceived {
             retired: 501,
             received: 500,
@@ -375,7 +453,7 @@ fn connection_retire_past_consumed_is_error() {
     );
     assert_fails(
         &mut c,
-        |c| c.retire(u64::MAX),
+        |c| c.add_retired(u64::MAX),
         Error::RetiredBeyondReceived {
             retired: u64::MAX,
             received: 500,
@@ -391,8 +469,8 @@ fn failing_calls_change_nothing_in_any_state() {
     // the richest state to corrupt.
     let mut s = stream(1000);
     s.on_data(1000, false).unwrap();
-    s.retire(250).unwrap();
-    let u = s.send_update(ms(1), rtt(), &STATIC).unwrap();
+    s.retire_to(250).unwrap();
+    let u = s.send_update(at(1), rtt(), &Fixed).unwrap();
     s.update_lost(u.limit);
     s.blocked_received(s.limit());
     assert!(s.update_due());
@@ -417,7 +495,7 @@ fn failing_calls_change_nothing_in_any_state() {
     );
     assert_fails(
         &mut s,
-        |s| s.set_final_size(999),
+        |s| s.reset_received(999),
         Error::FinalSize {
             known: 1000,
             received: 999,
@@ -432,7 +510,7 @@ fn failing_calls_change_nothing_in_any_state() {
     );
     assert_fails(
         &mut s,
-        |s| s.retire(1001),
+        |s| s.retire_to(1001),
         Error::RetiredBeyondReceived {
             retired: 1001,
             received: 1000,
@@ -453,7 +531,7 @@ fn check_update_threshold<S: FlowSubject>(
     mut retire: impl FnMut(&mut ReceiverFlowControl<S>, u64),
 ) {
     assert_eq!(fc.window(), w);
-    let mut now = ms(0);
+    let mut now = at(0);
     let mut retired = 0;
     for round in 0..3 {
         // Receive everything allowed, then retire up to one byte short.
@@ -461,11 +539,11 @@ fn check_update_threshold<S: FlowSubject>(
         receive(&mut fc, limit);
         retire(&mut fc, retired + threshold - 1);
         assert!(!fc.update_due(), "round {round}: one byte short is not due");
-        assert_eq!(fc.send_update(now, rtt(), &STATIC), None);
+        assert_eq!(fc.send_update(now, rtt(), &Fixed), None);
         retire(&mut fc, retired + threshold);
         assert!(fc.update_due(), "round {round}: exactly the threshold");
         now += ms(10);
-        let u = fc.send_update(now, rtt(), &STATIC).expect("due");
+        let u = fc.send_update(now, rtt(), &Fixed).expect("due");
         retired += threshold;
         assert_eq!(u.limit, retired + w);
         assert_eq!(fc.limit(), retired + w);
@@ -476,25 +554,25 @@ fn check_update_threshold<S: FlowSubject>(
 
 fn stream_case(fraction: Fraction, w: u64, threshold: u64) {
     check_update_threshold(
-        ReceiverFlowControl::new(ID, w, w, fraction),
+        ReceiverFlowControl::new(ID, &config(w, fraction)),
         w,
         threshold,
         |s, end| {
             s.on_data(end, false).unwrap();
         },
         |s, off| {
-            s.retire(off).unwrap();
+            s.retire_to(off).unwrap();
         },
     );
 }
 
 fn conn_case(fraction: Fraction, w: u64, threshold: u64) {
     check_update_threshold(
-        ReceiverFlowControl::new(Connection, w, w, fraction),
+        ReceiverFlowControl::new(Connection, &config(w, fraction)),
         w,
         threshold,
         |c, end| c.consume(end - c.consumed()).unwrap(),
-        |c, total| c.retire(total - c.retired()).unwrap(),
+        |c, total| c.add_retired(total - c.retired()).unwrap(),
     );
 }
 
@@ -521,7 +599,7 @@ fn received_but_unread_data_never_makes_an_update_due() {
     let mut s = stream(1000);
     s.on_data(1000, false).unwrap();
     assert!(!s.update_due());
-    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    assert_eq!(s.send_update(at(1), rtt(), &Fixed), None);
     assert_eq!(s.limit(), 1000);
 }
 
@@ -532,38 +610,38 @@ fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
     s.blocked_received(s.limit());
     // Nothing retired: the limit cannot be extended.
     assert!(!s.update_due());
-    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    assert_eq!(s.send_update(at(1), rtt(), &Fixed), None);
     // One byte retired: extendable, but less than the smallest extension
     // worth answering a *_BLOCKED with (an eighth of the 250-byte
     // threshold: 31 bytes), so a byte-by-byte reader cannot turn every
     // read into an update.
-    s.retire(1).unwrap();
+    s.retire_to(1).unwrap();
     assert!(!s.update_due());
-    s.retire(30).unwrap();
+    s.retire_to(30).unwrap();
     assert!(!s.update_due());
     // 31 bytes: due, below the ¼ threshold.
-    s.retire(31).unwrap();
+    s.retire_to(31).unwrap();
     assert!(s.update_due());
-    let u = s.send_update(ms(2), rtt(), &STATIC).unwrap();
+    let u = s.send_update(at(2), rtt(), &Fixed).unwrap();
     assert_eq!(u.limit, 1031);
     // The report was consumed by that update.
-    s.retire(62).unwrap();
+    s.retire_to(62).unwrap();
     assert!(!s.update_due());
     // Without a blocked report the same 31 bytes are not enough.
     let mut t = stream(1000);
     t.on_data(1000, false).unwrap();
-    t.retire(31).unwrap();
+    t.retire_to(31).unwrap();
     assert!(!t.update_due());
 
     let mut c = conn(1000);
     c.consume(1000).unwrap();
     c.blocked_received(c.limit());
     assert!(!c.update_due());
-    c.retire(30).unwrap();
+    c.add_retired(30).unwrap();
     assert!(!c.update_due());
-    c.retire(1).unwrap();
+    c.add_retired(1).unwrap();
     assert!(c.update_due());
-    assert_eq!(c.send_update(ms(1), rtt(), &STATIC).unwrap().limit, 1031);
+    assert_eq!(c.send_update(at(1), rtt(), &Fixed).unwrap().limit, 1031);
 }
 
 /// A *_BLOCKED counts only once the data received reaches the limit the
@@ -573,7 +651,7 @@ fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
 fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
     let mut s = stream(1000);
     s.on_data(600, false).unwrap();
-    s.retire(100).unwrap();
+    s.retire_to(100).unwrap();
     // 100 retired ≥ the 31-byte *_BLOCKED step, but the peer has sent only
     // 600 of its 1000: it is not blocked, and the report changes nothing.
     assert!(s.blocked_received(1000));
@@ -581,15 +659,15 @@ fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
         assert!(s.blocked_received(1000));
     }
     assert!(!s.update_due());
-    assert_eq!(s.send_update(ms(1), rtt(), &STATIC), None);
+    assert_eq!(s.send_update(at(1), rtt(), &Fixed), None);
     assert_eq!(s.limit(), 1000);
     // The data up to 1000 arrives (it was in flight): the report stands.
     s.on_data(1000, false).unwrap();
     assert!(s.update_due());
-    let u = s.send_update(ms(2), rtt(), &STATIC).unwrap();
+    let u = s.send_update(at(2), rtt(), &Fixed).unwrap();
     assert_eq!(u.limit, 1100);
     // That update answered it: 40 more bytes (≥ 31) are not enough now.
-    s.retire(140).unwrap();
+    s.retire_to(140).unwrap();
     assert!(!s.update_due());
     // A limit above the one we advertised: no honest peer is blocked
     // there; ignored.
@@ -599,13 +677,13 @@ fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
     // before our 1100 arrived. It counts (40 ≥ 31 retired).
     assert!(s.blocked_received(1000));
     assert!(s.update_due());
-    assert_eq!(s.send_update(ms(3), rtt(), &STATIC).unwrap().limit, 1140);
+    assert_eq!(s.send_update(at(3), rtt(), &Fixed).unwrap().limit, 1140);
     assert!(!s.update_due());
 
     // The same at the connection level.
     let mut c = conn(1000);
     c.consume(500).unwrap();
-    c.retire(200).unwrap();
+    c.add_retired(200).unwrap();
     assert!(c.blocked_received(1000));
     assert!(
         !c.update_due(),
@@ -615,7 +693,7 @@ fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
     assert!(!c.update_due());
     c.consume(1).unwrap();
     assert!(c.update_due());
-    assert_eq!(c.send_update(ms(1), rtt(), &STATIC).unwrap().limit, 1200);
+    assert_eq!(c.send_update(at(1), rtt(), &Fixed).unwrap().limit, 1200);
     // Once the final size is known, reports are ignored.
     let mut f = stream(1000);
     f.on_data(500, true).unwrap();
@@ -627,11 +705,11 @@ fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
 fn two_updates() -> (ReceiverFlowControl<StreamId>, u64, u64) {
     let mut s = stream(1000);
     s.on_data(1000, false).unwrap();
-    s.retire(250).unwrap();
-    let l1 = s.send_update(ms(1), rtt(), &STATIC).unwrap().limit;
+    s.retire_to(250).unwrap();
+    let l1 = s.send_update(at(1), rtt(), &Fixed).unwrap().limit;
     s.on_data(1250, false).unwrap();
-    s.retire(500).unwrap();
-    let l2 = s.send_update(ms(2), rtt(), &STATIC).unwrap().limit;
+    s.retire_to(500).unwrap();
+    let l2 = s.send_update(at(2), rtt(), &Fixed).unwrap().limit;
     assert_eq!((l1, l2), (1250, 1500));
     assert!(!s.update_due());
     (s, l1, l2)
@@ -642,7 +720,7 @@ fn losing_the_latest_limit_makes_it_due_again() {
     let (mut s, _, l2) = two_updates();
     s.update_lost(l2);
     assert!(s.update_due());
-    let again = s.send_update(ms(3), rtt(), &STATIC).unwrap();
+    let again = s.send_update(at(3), rtt(), &Fixed).unwrap();
     assert_eq!(again.limit, l2);
     assert!(!s.update_due());
 }
@@ -685,19 +763,22 @@ fn no_update_once_final_size_is_known() {
     assert!(s.update_due());
     assert_eq!(s.on_data(1300, true), Ok(50));
     assert!(!s.update_due(), "FIN clears a pending resend");
-    s.retire(1300).unwrap();
+    s.retire_to(1300).unwrap();
     assert!(!s.update_due());
     s.blocked_received(s.limit());
     s.update_lost(l2);
     assert!(!s.update_due());
-    assert_eq!(s.send_update(ms(10), rtt(), &STATIC), None);
+    assert_eq!(s.send_update(at(10), rtt(), &Fixed), None);
     assert_eq!(s.limit(), l2);
 }
 
 // ---- Seeding and the connection floor --------------------------------------
 
 /// A 256 KiB initial stream window and a ¼ seed, set explicitly so the
-/// boundaries below do not move with the defaults.
+/// boundaries below do not move with the defaults. No budget: a stream is
+/// seeded from the connection window itself, as the old per-controller
+/// `open_stream` did (with a budget the basis is the connection's
+/// estimate, which starts at the same value).
 fn seed_config(connection_window: u64) -> Config {
     Config {
         initial_stream_window: 256 << 10,
@@ -706,26 +787,56 @@ fn seed_config(connection_window: u64) -> Config {
         max_connection_window: MAX_VARINT,
         update_fraction: Fraction::QUARTER,
         seed_fraction: Some(Fraction::QUARTER),
+        budget: None,
         ..Config::default()
     }
 }
 
-fn seeded(connection_window: u64) -> (ReceiverFlowControl<StreamId>, Option<WindowChange>) {
-    let config = seed_config(connection_window);
-    let c = ReceiverFlowControl::connection(&config);
-    c.open_stream(ID, config.initial_stream_window, &config, ms(7))
+/// A stream opened through a [`ConnectionFlow`] (the only place streams
+/// are seeded now), with the stream's own window change, if any.
+fn open_seeded(
+    config: Config,
+) -> (
+    ConnectionFlow<Fixed>,
+    neqo_fc::StreamReceiver,
+    Option<WindowChange>,
+) {
+    let mut flow = ConnectionFlow::with_tuner(config.validate().unwrap(), Fixed);
+    let s = flow.open_stream(ID).unwrap();
+    let change = flow
+        .drain_changes()
+        .find(|c| c.subject == Subject::Stream(ID));
+    (flow, s, change)
+}
+
+fn seeded(
+    connection_window: u64,
+) -> (
+    ConnectionFlow<Fixed>,
+    neqo_fc::StreamReceiver,
+    Option<WindowChange>,
+) {
+    open_seeded(seed_config(connection_window))
 }
 
 #[test]
 fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
     const INITIAL: u64 = 256 << 10;
     // C / 4 == initial: no seed change.
-    let (s, change) = seeded(1 << 20);
-    assert_eq!((s.window(), s.limit(), change), (INITIAL, INITIAL, None));
+    let (_, s, change) = seeded(1 << 20);
+    assert_eq!(
+        (s.fc().window(), s.fc().limit(), change),
+        (INITIAL, INITIAL, None)
+    );
+    assert_eq!(s.seed(), INITIAL);
     // C / 4 one byte above the initial window.
-    let (s, change) = seeded((1 << 20) + 4);
-    assert_eq!(s.window(), INITIAL + 1);
-    assert_eq!(s.limit(), INITIAL, "the peer only knows the initial limit");
+    let (_, s, change) = seeded((1 << 20) + 4);
+    assert_eq!(s.fc().window(), INITIAL + 1);
+    assert_eq!(
+        s.fc().limit(),
+        INITIAL,
+        "the peer only knows the initial limit"
+    );
     assert_eq!(
         change,
         Some(WindowChange {
@@ -735,12 +846,12 @@ fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
             reason: ChangeReason::Seed,
             rtt: Duration::ZERO,
             elapsed: Duration::ZERO,
-            now: ms(7),
+            now: None,
         })
     );
     // Capped at the maximum stream window.
-    let (s, change) = seeded(1 << 40);
-    assert_eq!(s.window(), 32 << 20);
+    let (_, s, change) = seeded(1 << 40);
+    assert_eq!(s.fc().window(), 32 << 20);
     assert_eq!(change.unwrap().new, 32 << 20);
 }
 
@@ -748,51 +859,49 @@ fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
 fn seed_makes_an_early_update_due_only_when_it_exceeds_initial_by_the_threshold() {
     const INITIAL: u64 = 256 << 10;
     // Due when seed − initial ≥ ⌊seed / 4⌋: first at seed = 349_525.
-    let (mut s, _) = seeded(4 * 349_525);
-    assert_eq!(s.window(), 349_525);
+    let (mut flow, mut s, _) = seeded(4 * 349_525);
+    assert_eq!(s.fc().window(), 349_525);
     assert_eq!(349_525 - INITIAL, 349_525 / 4);
     assert!(s.update_due());
-    let u = s.send_update(ms(8), rtt(), &STATIC).unwrap();
-    assert_eq!(u.limit, 349_525);
+    assert_eq!(flow.stream_update(&mut s, at(8), rtt()), Some(349_525));
     assert!(!s.update_due());
 
-    let (s, _) = seeded(4 * 349_525 - 1);
-    assert_eq!(s.window(), 349_524);
+    let (_, s, _) = seeded(4 * 349_525 - 1);
+    assert_eq!(s.fc().window(), 349_524);
     assert!(!s.update_due());
 
     // A large connection window: the new stream starts at C / 4 at once.
-    let (mut s, _) = seeded(8 << 20);
+    let (mut flow, mut s, _) = seeded(8 << 20);
     assert!(s.update_due());
-    assert_eq!(s.send_update(ms(8), rtt(), &STATIC).unwrap().limit, 2 << 20);
+    assert_eq!(flow.stream_update(&mut s, at(8), rtt()), Some(2 << 20));
 }
 
 #[test]
 fn seeding_disabled_or_initial_above_seed_keeps_initial() {
-    let config = Config {
+    let (_, s, change) = open_seeded(Config {
         seed_fraction: None,
         ..seed_config(16 << 20)
-    };
-    let c = ReceiverFlowControl::connection(&config);
-    let (s, change) = c.open_stream(ID, config.initial_stream_window, &config, ms(0));
-    assert_eq!((s.window(), change), (256 << 10, None));
+    });
+    assert_eq!((s.fc().window(), change), (256 << 10, None));
     assert!(!s.update_due());
     // A transport parameter above the seed: the window starts there.
-    let config = seed_config(512 << 10);
-    let c = ReceiverFlowControl::connection(&config);
-    let (s, change) = c.open_stream(ID, 1 << 20, &config, ms(0));
-    assert_eq!((s.window(), s.limit(), change), (1 << 20, 1 << 20, None));
+    let (_, s, change) = open_seeded(Config {
+        initial_stream_window: 1 << 20,
+        ..seed_config(512 << 10)
+    });
+    assert_eq!(
+        (s.fc().window(), s.fc().limit(), change),
+        (1 << 20, 1 << 20, None)
+    );
 }
 
 #[test]
 fn connection_floor_raises_to_three_halves_of_the_stream_window() {
     let mut c = conn(1000);
-    assert_eq!(
-        c.cover_stream_window(666, Fraction::THREE_HALVES, ms(3)),
-        None
-    );
+    assert_eq!(c.cover_stream_window(666, Fraction::THREE_HALVES), None);
     assert_eq!(c.window(), 1000);
     assert_eq!(
-        c.cover_stream_window(668, Fraction::THREE_HALVES, ms(3)),
+        c.cover_stream_window(668, Fraction::THREE_HALVES),
         Some(WindowChange {
             subject: Subject::Connection,
             old: 1000,
@@ -800,25 +909,22 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
             reason: ChangeReason::ConnectionFloor,
             rtt: Duration::ZERO,
             elapsed: Duration::ZERO,
-            now: ms(3),
+            now: None,
         })
     );
     assert_eq!(
-        c.cover_stream_window(1000, Fraction::THREE_HALVES, ms(4))
+        c.cover_stream_window(1000, Fraction::THREE_HALVES)
             .unwrap()
             .new,
         1500
     );
     assert!(2 * c.window() >= 3 * 1000);
     // Never lowers it.
-    assert_eq!(
-        c.cover_stream_window(10, Fraction::THREE_HALVES, ms(5)),
-        None
-    );
+    assert_eq!(c.cover_stream_window(10, Fraction::THREE_HALVES), None);
     assert_eq!(c.window(), 1500);
     // The limit follows through the next update: 1500 − 1000 ≥ ¼ × 1500.
     assert!(c.update_due());
-    assert_eq!(c.send_update(ms(6), rtt(), &STATIC).unwrap().limit, 1500);
+    assert_eq!(c.send_update(at(6), rtt(), &Fixed).unwrap().limit, 1500);
 }
 
 /// The floor is exact: `2 × C ≥ 3 × S` also for odd stream windows (the
@@ -826,7 +932,7 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
 #[test]
 fn connection_floor_holds_for_odd_stream_windows() {
     let mut c = conn(1000);
-    c.cover_stream_window(667, Fraction::THREE_HALVES, ms(3));
+    c.cover_stream_window(667, Fraction::THREE_HALVES);
     assert!(
         2 * c.window() >= 3 * 667,
         "connection window {} < 1.5 × 667",
@@ -861,25 +967,22 @@ impl Tuner for Recording {
         self.calls.set(self.calls.get() + 1);
         input.window + self.grow_by
     }
-    fn max_window(&self, _: SubjectKind) -> u64 {
-        u64::MAX
-    }
 }
 
 /// The tuner is told the window alone bounded the interval only when the
 /// application read everything and the peer had sent up to the limit.
 #[test]
 fn drained_at_limit_needs_everything_read_up_to_the_limit() {
-    let rtt = Rtt::from(ms(100));
+    let rtt = Rtt::from_sample(ms(100));
     let step = |received: u64, read: u64| {
-        let mut s = ReceiverFlowControl::new(StreamId(4), 1_000, 1_000, Fraction::QUARTER);
+        let mut s = ReceiverFlowControl::new(StreamId(4), &config(1_000, Fraction::QUARTER));
         let t = Recording::new(0);
         s.on_data(250, false).unwrap();
-        s.retire(250).unwrap();
-        s.send_update(ms(0), rtt, &t).unwrap();
+        s.retire_to(250).unwrap();
+        s.send_update(at(0), rtt, &t).unwrap();
         s.on_data(received, false).unwrap();
-        s.retire(read).unwrap();
-        s.send_update(ms(500), rtt, &t).unwrap();
+        s.retire_to(read).unwrap();
+        s.send_update(at(500), rtt, &t).unwrap();
         t.last.get().unwrap().drained_at_limit
     };
     // Limit 1_250 after the first update.
@@ -893,26 +996,27 @@ fn drained_at_limit_needs_everything_read_up_to_the_limit() {
 #[test]
 fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let rtt = Rtt::new(ms(150), ms(100));
-    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    let mut s = ReceiverFlowControl::new(StreamId(8), &config(1_000_000, Fraction::QUARTER));
     // Data arrives as it is read, so the bytes that flowed through an
     // interval (received and retired) equal the bytes retired.
     s.on_data(250_000, false).unwrap();
-    s.retire(250_000).unwrap();
+    s.retire_to(250_000).unwrap();
     // The first step only records the time: the tuner is not asked.
     let t = Recording::new(1000);
-    let u = s.send_update(ms(1000), rtt, &t).unwrap();
+    let u = s.send_update(at(1000), rtt, &t).unwrap();
     assert_eq!((u.limit, u.change, t.calls.get()), (1_250_000, None, 0));
     s.on_data(1_250_000, false).unwrap();
-    s.retire(1_250_000).unwrap();
-    let u = s.send_update(ms(1100), rtt, &t).unwrap();
+    s.retire_to(1_250_000).unwrap();
+    let u = s.send_update(at(1100), rtt, &t).unwrap();
     assert_eq!(
         t.last.get(),
         Some(TuneInput {
             kind: SubjectKind::Stream,
             window: 1_000_000,
-            retired_since_update: 1_000_000,
+            max_window: CAP,
+            delivered: 1_000_000,
             elapsed: ms(100),
-            rtt,
+            rtt: rtt.unwrap(),
             update_fraction: Fraction::QUARTER,
             // Everything up to the limit arrived and was read.
             drained_at_limit: true,
@@ -927,7 +1031,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             reason: ChangeReason::AutoTune,
             rtt: ms(100), // min_rtt: what the default tuner divides by
             elapsed: ms(100),
-            now: ms(1100),
+            now: Some(at(1100)),
         })
     );
     // The new window is in the limit sent with this very update.
@@ -936,31 +1040,48 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     // sent without asking the tuner; its bytes and time carry over.
     let same = Recording::new(0);
     s.on_data(2_251_000, false).unwrap();
-    s.retire(1_500_249).unwrap();
+    s.retire_to(1_500_249).unwrap();
     assert!(!s.update_due(), "250_249 < ¼ × 1_001_000");
     s.blocked_received(s.limit());
-    let u = s.send_update(ms(1150), rtt, &same).unwrap();
+    let u = s.send_update(at(1150), rtt, &same).unwrap();
     assert_eq!((u.limit, u.change, same.calls.get()), (2_501_249, None, 0));
     // Exactly the threshold since that limit: a tuning step over everything
     // since the previous step (150 ms, 500_499 bytes).
-    s.retire(1_750_499).unwrap();
-    let u = s.send_update(ms(1250), rtt, &same).unwrap();
+    s.retire_to(1_750_499).unwrap();
+    let u = s.send_update(at(1250), rtt, &same).unwrap();
     assert_eq!((u.limit, u.change, same.calls.get()), (2_751_499, None, 1));
     let last = same.last.get().unwrap();
-    assert_eq!(
-        (last.elapsed, last.retired_since_update),
-        (ms(150), 500_499)
-    );
+    assert_eq!((last.elapsed, last.delivered), (ms(150), 500_499));
     // A resend after a loss does not tune either.
     s.update_lost(2_751_499);
-    let u = s.send_update(ms(1260), rtt, &same).unwrap();
+    let u = s.send_update(at(1260), rtt, &same).unwrap();
     assert_eq!((u.limit, u.change, same.calls.get()), (2_751_499, None, 1));
-    // A clock that goes backwards: a zero interval, no panic.
+    // A clock that goes backwards: no panic, and (new rule) no tuning step
+    // — the update is sent, the tuner is not asked, and the interval stays
+    // open: its bytes and time carry over to the next step.
     s.on_data(2_751_499, false).unwrap();
-    s.retire(2_000_749).unwrap();
-    let u = s.send_update(ms(10), rtt, &same).unwrap();
-    assert_eq!((u.limit, same.calls.get()), (3_001_749, 2));
-    assert_eq!(same.last.get().unwrap().elapsed, Duration::ZERO);
+    s.retire_to(2_000_749).unwrap();
+    let u = s.send_update(at(10), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (3_001_749, None, 1));
+    // The same `now` as the last step (a zero interval): likewise.
+    s.on_data(3_001_749, false).unwrap();
+    s.retire_to(2_251_000).unwrap();
+    let u = s.send_update(at(1250), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (3_252_000, None, 1));
+    // No RTT sample: the update goes out, nothing is tuned.
+    s.on_data(3_252_000, false).unwrap();
+    s.retire_to(2_501_250).unwrap();
+    let u = s.send_update(at(1300), None, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (3_502_250, None, 1));
+    // The next step with time moving forward and a sample measures from the
+    // step at 1250 ms: 100 ms, and the bytes both received and read since
+    // (retired 1_750_499 → 2_751_500, consumed 2_251_000 → 3_502_250).
+    s.on_data(3_502_250, false).unwrap();
+    s.retire_to(2_751_500).unwrap();
+    let u = s.send_update(at(1350), rtt, &same).unwrap();
+    assert_eq!((u.limit, u.change, same.calls.get()), (3_752_500, None, 2));
+    let last = same.last.get().unwrap();
+    assert_eq!((last.elapsed, last.delivered), (ms(100), 1_001_001));
 }
 
 /// Data that waited unread in the buffer across a tuning step and is then
@@ -969,44 +1090,47 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
 #[test]
 fn draining_old_buffered_data_does_not_count_as_rate() {
     let t = Recording::new(1000);
-    let rtt = Rtt::from(ms(100));
-    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    let rtt = Rtt::from_sample(ms(100));
+    let mut s = ReceiverFlowControl::new(StreamId(8), &config(1_000_000, Fraction::QUARTER));
     s.on_data(250_000, false).unwrap();
-    s.retire(250_000).unwrap();
-    s.send_update(ms(0), rtt, &t).unwrap();
+    s.retire_to(250_000).unwrap();
+    s.send_update(at(0), rtt, &t).unwrap();
     // 750 kB arrive; the reader takes 250 kB of them.
     s.on_data(1_000_000, false).unwrap();
-    s.retire(500_000).unwrap();
-    s.send_update(ms(100), rtt, &t).unwrap();
-    assert_eq!(t.last.get().unwrap().retired_since_update, 250_000);
+    s.retire_to(500_000).unwrap();
+    s.send_update(at(100), rtt, &t).unwrap();
+    assert_eq!(t.last.get().unwrap().delivered, 250_000);
     // Nothing new arrives; the reader drains the 500 kB left, 10 ms later.
-    s.retire(1_000_000).unwrap();
-    s.send_update(ms(110), rtt, &t).unwrap();
+    s.retire_to(1_000_000).unwrap();
+    s.send_update(at(110), rtt, &t).unwrap();
     let last = t.last.get().unwrap();
-    assert_eq!((last.retired_since_update, last.elapsed), (0, ms(10)));
+    assert_eq!((last.delivered, last.elapsed), (0, ms(10)));
 }
 
 #[test]
 fn default_tuner_doubles_a_window_limited_flow() {
-    let tuner = Config::default().tuner();
-    let rtt = Rtt::from(ms(100));
-    let mut s = ReceiverFlowControl::new(StreamId(8), 1_000_000, 1_000_000, Fraction::QUARTER);
+    let tuner = ExcessTuner::DEFAULT;
+    let rtt = Rtt::from_sample(ms(100));
+    let mut s = ReceiverFlowControl::new(StreamId(8), &config(1_000_000, Fraction::QUARTER));
     s.on_data(250_000, false).unwrap();
-    s.retire(250_000).unwrap();
-    s.send_update(ms(1000), rtt, &tuner).unwrap();
+    s.retire_to(250_000).unwrap();
+    s.send_update(at(1000), rtt, &tuner).unwrap();
     s.on_data(1_250_000, false).unwrap();
-    s.retire(1_250_000).unwrap();
+    s.retire_to(1_250_000).unwrap();
     let input = TuneInput {
         kind: SubjectKind::Stream,
         window: 1_000_000,
-        retired_since_update: 1_000_000,
+        max_window: CAP,
+        delivered: 1_000_000,
         elapsed: ms(100),
-        rtt,
+        rtt: rtt.unwrap(),
         update_fraction: Fraction::QUARTER,
+        // The step below has drained_at_limit (all read, up to the limit);
+        // over exactly one RTT that changes nothing.
         drained_at_limit: false,
     };
     let change = s
-        .send_update(ms(1100), rtt, &tuner)
+        .send_update(at(1100), rtt, &tuner)
         .unwrap()
         .change
         .unwrap();
@@ -1021,13 +1145,13 @@ fn connection_tuning_reports_connection_subject() {
     let t = Recording::new(7);
     let mut c = conn(1_000_000);
     c.consume(250_000).unwrap();
-    c.retire(250_000).unwrap();
-    assert_eq!(c.send_update(ms(0), rtt(), &t).unwrap().change, None);
+    c.add_retired(250_000).unwrap();
+    assert_eq!(c.send_update(at(0), rtt(), &t).unwrap().change, None);
     c.consume(1_000_000).unwrap();
-    c.retire(1_000_000).unwrap();
-    let change = c.send_update(ms(50), rtt(), &t).unwrap().change.unwrap();
+    c.add_retired(1_000_000).unwrap();
+    let change = c.send_update(at(50), rtt(), &t).unwrap().change.unwrap();
     assert_eq!(t.last.get().unwrap().kind, SubjectKind::Connection);
-    assert_eq!(t.last.get().unwrap().retired_since_update, 1_000_000);
+    assert_eq!(t.last.get().unwrap().delivered, 1_000_000);
     assert_eq!(
         change,
         WindowChange {
@@ -1037,7 +1161,7 @@ fn connection_tuning_reports_connection_subject() {
             reason: ChangeReason::AutoTune,
             rtt: ms(50),
             elapsed: ms(50),
-            now: ms(50),
+            now: Some(at(50)),
         }
     );
 }
@@ -1045,24 +1169,24 @@ fn connection_tuning_reports_connection_subject() {
 #[test]
 fn set_window_never_lowers_the_advertised_limit() {
     let (mut s, _, l2) = two_updates();
-    let change = s.set_window(100, ChangeReason::Budget, ms(9)).unwrap();
+    let change = s.set_window(100, ChangeReason::Budget).unwrap();
     assert_eq!(
         (change.old, change.new, change.reason),
         (1000, 100, ChangeReason::Budget)
     );
     assert_eq!(s.limit(), l2);
-    assert_eq!(s.set_window(100, ChangeReason::Budget, ms(9)), None);
+    assert_eq!(s.set_window(100, ChangeReason::Budget), None);
     // retired 500 + 100 < 1500: nothing to extend even after more reads.
     s.on_data(1500, false).unwrap();
-    s.retire(1399).unwrap();
+    s.retire_to(1399).unwrap();
     assert!(!s.update_due());
-    s.retire(1400).unwrap(); // target 1500 = limit
+    s.retire_to(1400).unwrap(); // target 1500 = limit
     assert!(!s.update_due());
-    s.retire(1425).unwrap(); // target 1525: 25 ≥ ¼ × 100
+    s.retire_to(1425).unwrap(); // target 1525: 25 ≥ ¼ × 100
     assert!(s.update_due());
-    assert_eq!(s.send_update(ms(10), rtt(), &STATIC).unwrap().limit, 1525);
+    assert_eq!(s.send_update(at(10), rtt(), &Fixed).unwrap().limit, 1525);
     // raise_window never lowers.
-    assert_eq!(s.raise_window(50, ChangeReason::Seed, ms(11)), None);
+    assert_eq!(s.raise_window(50, ChangeReason::Seed), None);
     assert_eq!(s.window(), 100);
 }
 
@@ -1074,9 +1198,6 @@ impl Tuner for Shrinking {
     fn tune(&self, input: &TuneInput) -> u64 {
         input.window / 2
     }
-    fn max_window(&self, _: SubjectKind) -> u64 {
-        1 << 30
-    }
 }
 
 /// The `Tuner` contract: the controller keeps `max(old, returned)`.
@@ -1084,11 +1205,11 @@ impl Tuner for Shrinking {
 fn a_tuner_cannot_shrink_the_window() {
     let mut s = stream(1000);
     s.on_data(1000, false).unwrap();
-    s.retire(250).unwrap();
-    s.send_update(ms(0), rtt(), &Shrinking).unwrap();
+    s.retire_to(250).unwrap();
+    s.send_update(at(0), rtt(), &Shrinking).unwrap();
     s.on_data(1250, false).unwrap();
-    s.retire(500).unwrap();
-    let u = s.send_update(ms(50), rtt(), &Shrinking).unwrap();
+    s.retire_to(500).unwrap();
+    let u = s.send_update(at(50), rtt(), &Shrinking).unwrap();
     assert_eq!(u.change, None);
     assert_eq!(s.window(), 1000);
 }
@@ -1099,24 +1220,24 @@ fn a_tuner_cannot_shrink_the_window() {
 /// the *_BLOCKED with — 0.5 ms after the last update.
 #[test]
 fn blocked_update_does_not_tune_on_a_read_burst() {
-    let tuner = Config::default().tuner();
-    let rtt = Rtt::from(ms(100));
+    let tuner = ExcessTuner::DEFAULT;
+    let rtt = Rtt::from_sample(ms(100));
     let w = 256 << 10;
     let mut s = stream(w);
     s.on_data(w, false).unwrap();
-    s.retire(w / 4).unwrap();
-    assert_eq!(s.send_update(ms(0), rtt, &tuner).unwrap().change, None);
+    s.retire_to(w / 4).unwrap();
+    assert_eq!(s.send_update(at(0), rtt, &tuner).unwrap().change, None);
     s.on_data(w + w / 4, false).unwrap();
     // Another quarter window after 500 ms: far below what the window
     // carries (expected 983_040), no growth.
-    s.retire(w / 2).unwrap();
-    assert_eq!(s.send_update(ms(500), rtt, &tuner).unwrap().change, None);
+    s.retire_to(w / 2).unwrap();
+    assert_eq!(s.send_update(at(500), rtt, &tuner).unwrap().change, None);
     // The sender fills its limit and reports being blocked; the reader
     // reads a small burst.
     s.on_data(s.limit(), false).unwrap();
     assert!(s.blocked_received(s.limit()));
-    s.retire(w / 2 + w / 32).unwrap();
-    let u = s.send_update(ms(500) + Duration::from_micros(500), rtt, &tuner);
+    s.retire_to(w / 2 + w / 32).unwrap();
+    let u = s.send_update(at(500) + Duration::from_micros(500), rtt, &tuner);
     assert_eq!(u.unwrap().change, None, "window grew on a slow reader");
     assert_eq!(s.window(), w);
 }

@@ -8,9 +8,15 @@
 //! bandwidth-delay product (1 % of R × RTT) of at most half the stream's
 //! starting window (default configuration: seeded to 128 KiB).
 
+mod common;
+
 use std::{collections::VecDeque, time::Duration};
 
-use neqo_fc::{Config, Connection, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId};
+use common::base;
+use neqo_fc::{
+    ChangeReason, Config, Connection, ExcessTuner, ReceiverFlowControl, Rtt, SenderFlowControl,
+    StreamId,
+};
 
 const NS_PER_S: u64 = 1_000_000_000;
 const CHUNK: u64 = 1200;
@@ -47,22 +53,19 @@ struct Seen {
 }
 
 fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
-    let config = Config::default();
-    let tuner = config.tuner();
-    let rtt_est = Rtt::from(rtt);
+    let config = Config::default().validate().unwrap();
+    let tuner = ExcessTuner::DEFAULT;
+    let rtt_est = Rtt::from_sample(rtt);
     let one_way = u64::try_from(rtt.as_nanos()).unwrap() / 2;
-    let mut conn = ReceiverFlowControl::connection(&config);
-    let (mut stream, _) = conn.open_stream(
-        StreamId(0),
-        config.initial_stream_window,
-        &config,
-        Duration::ZERO,
-    );
-    // The stream starts at its seed, max(initial, ¼ × connection window):
-    // that is the initial value it must never grow past.
-    assert_eq!(stream.window(), config.seed_window(conn.window()));
+    let mut conn = ReceiverFlowControl::new(Connection, &config);
+    // A stream opened as `ConnectionFlow` opens one (without a budget):
+    // its seed, max(initial, ¼ × connection window), is the initial value
+    // it must never grow past.
+    let mut stream = ReceiverFlowControl::new(StreamId(0), &config);
+    stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
+    assert_eq!(stream.window(), 128 << 10);
     let (stream_window, conn_window) = (stream.window(), conn.window());
-    let floor = conn.cover_stream_window(stream_window, config.connection_floor, Duration::ZERO);
+    let floor = conn.cover_stream_window(stream_window, config.connection_floor);
     assert_eq!(floor, None, "the connection window already covers it");
 
     let mut credit_stream = SenderFlowControl::new(StreamId(0), stream.limit());
@@ -105,7 +108,7 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
             break;
         }
         now = t;
-        let at = Duration::from_nanos(now);
+        let at = base() + Duration::from_nanos(now);
         let mut receiver_acted = false;
         if now == next_rx {
             receiver_acted = true;
@@ -133,8 +136,8 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
             next_tick += TICK_NS;
             let read = stream.unretired().min(per_tick);
             let offset = stream.retired() + read;
-            let n = stream.retire(offset).unwrap();
-            conn.retire(n).unwrap();
+            let n = stream.retire_to(offset).unwrap();
+            conn.add_retired(n).unwrap();
             seen.retired += n;
             if now >= warm_up {
                 seen.min_unretired = seen.min_unretired.min(stream.unretired());
@@ -173,7 +176,7 @@ fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
                 seen.updates += 1;
                 to_sender.push_back((now + one_way, Frame::MaxStreamData(u.limit)));
             }
-            let cover = conn.cover_stream_window(stream.window(), config.connection_floor, at);
+            let cover = conn.cover_stream_window(stream.window(), config.connection_floor);
             assert_eq!(cover, None);
             if let Some(u) = conn.send_update(at, rtt_est, &tuner) {
                 assert_eq!(u.change, None, "connection window grew: {u:?}");

@@ -62,8 +62,6 @@ fn main() {
     let mut s = Scenario::new(path, workload);
     if std::env::var("NOBUDGET").is_ok_and(|v| v == "1") {
         s.fc.budget = None;
-    } else if let Some(b) = &mut s.fc.budget {
-        b.max_streams = b.max_streams.max(streams);
     }
     if std::env::var("TRACE").is_ok() {
         s.trace = neqo_fc_sim::trace::TraceLevel::Full;

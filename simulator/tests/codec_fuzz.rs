@@ -27,9 +27,9 @@ use proptest::{
 };
 
 /// Frame type bytes the codec knows (RFC 9000 §12.4, Table 3).
-const KNOWN_TYPES: [u8; 17] = [
-    0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x14,
-    0x15,
+const KNOWN_TYPES: [u8; 19] = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12,
+    0x13, 0x14, 0x15,
 ];
 /// CONNECTION_CLOSE (transport), also known.
 const CONNECTION_CLOSE: u8 = 0x1c;
@@ -344,6 +344,15 @@ fn stream_offset_plus_length_at_2_62() {
     assert!(decode_frames(&b).is_ok());
     b.push(0);
     assert_eq!(decode_frames(&b), Err(DecodeError::ValueTooLarge));
+    // MAX_STREAMS above 2^60 cannot name a stream (RFC 9000 §19.11).
+    for ty in [0x12u8, 0x13] {
+        let mut b = vec![ty];
+        b.extend(varint_bytes(1 << 60));
+        assert!(decode_frames(&b).is_ok());
+        let mut b = vec![ty];
+        b.extend(varint_bytes((1 << 60) + 1));
+        assert_eq!(decode_frames(&b), Err(DecodeError::ValueTooLarge));
+    }
 }
 
 #[test]
@@ -364,8 +373,8 @@ fn unknown_frame_types() {
             "{t:#x}"
         );
     }
-    // 0x05..=0x07, 0x12, 0x13, 0x16..=0x1b, 0x1d..=0x3f, plus the six above.
-    assert_eq!(unknown, 3 + 2 + 6 + 35 + 6);
+    // 0x05..=0x07, 0x16..=0x1b, 0x1d..=0x3f, plus the six above.
+    assert_eq!(unknown, 3 + 6 + 35 + 6);
     // A known type in a longer encoding than needed (RFC 9000 §12.4).
     for t in [0x01u8, 0x10] {
         assert_eq!(
@@ -480,6 +489,8 @@ fn frame() -> impl Strategy<Value = Frame> {
         varint().prop_map(|maximum| Frame::MaxData { maximum }),
         (varint(), varint())
             .prop_map(|(stream_id, maximum)| Frame::MaxStreamData { stream_id, maximum }),
+        (any::<bool>(), 0..=1u64 << 60)
+            .prop_map(|(bidi, maximum)| Frame::MaxStreams { bidi, maximum }),
         varint().prop_map(|limit| Frame::DataBlocked { limit }),
         (varint(), varint())
             .prop_map(|(stream_id, limit)| Frame::StreamDataBlocked { stream_id, limit }),

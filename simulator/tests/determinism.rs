@@ -1,7 +1,7 @@
 //! Same scenario and seed → same run, bit for bit (issue #3); the seed
 //! matters exactly when the scenario draws random numbers (loss, jitter).
 //!
-//! Run with `cargo test --release -p neqo-fc-sim --test determinism`.
+//! Run with `cargo test -p neqo-fc-sim --test determinism`.
 
 use std::time::Duration;
 

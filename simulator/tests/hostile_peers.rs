@@ -4,7 +4,7 @@
 //! and work bounded. Every number is simulated, hence exact; each test
 //! prints its numbers (`--nocapture`).
 //!
-//! Run with `cargo test --release -p neqo-fc-sim --test hostile_peers`.
+//! Run with `cargo test -p neqo-fc-sim --test hostile_peers`.
 
 use std::{sync::Arc, time::Duration};
 

@@ -17,7 +17,7 @@
 //! its numbers (`--nocapture`). Targets the code misses today are
 //! `#[ignore = "TARGET: …"]` tests with the measured numbers (none today).
 //!
-//! Run with `cargo test --release -p neqo-fc-sim --test many_streams`.
+//! Run with `cargo test -p neqo-fc-sim --test many_streams`.
 
 use std::time::Duration;
 

@@ -13,7 +13,7 @@
 //!   the 512 KiB initial estimate, then returned to its seed when data
 //!   waits unread).
 //!
-//! Run with `cargo test --release -p neqo-fc-sim --test periodic_reader -- --nocapture`.
+//! Run with `cargo test -p neqo-fc-sim --test periodic_reader -- --nocapture`.
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! caps goodput at window / RTT; without flow-control limits a bulk
 //! transfer fills the bottleneck up to the packet overhead.
 //!
-//! Run with `cargo test --release -p neqo-fc-sim --test physics`.
+//! Run with `cargo test -p neqo-fc-sim --test physics`.
 
 use std::{sync::Arc, time::Duration};
 
@@ -59,10 +59,7 @@ fn fixed_window_caps_goodput_at_window_per_rtt() {
     s.fc.initial_connection_window = 1 << 30;
     s.fc.max_stream_window = window;
     s.fc.max_connection_window = 1 << 30;
-    s.tuner = Arc::new(Fixed {
-        stream: window,
-        connection: 1 << 30,
-    });
+    s.tuner = Arc::new(Fixed);
     let m = run(&s).metrics;
     let cap = window as f64 * 8.0 / rtt.as_secs_f64();
     eprintln!(

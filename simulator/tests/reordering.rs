@@ -12,7 +12,7 @@
 //! The tests assert what the physics allows (goodput against the same
 //! path without jitter, thresholds against the reordering the path really
 //! did); the exact runs are pinned in `snapshots/reordering.txt`, which
-//! `UPDATE_SNAPSHOTS=1 cargo test --release -p neqo-fc-sim --test
+//! `UPDATE_SNAPSHOTS=1 cargo test -p neqo-fc-sim --test
 //! reordering` regenerates after an intended change. Run with
 //! `-- --nocapture` for the numbers.
 
@@ -183,7 +183,7 @@ fn random_loss_is_still_loss() {
 /// The runs of this file, exactly: goodput, losses, thresholds, events and
 /// the event fingerprint. A change in loss detection or congestion control
 /// shows here first; if it is intended, regenerate with
-/// `UPDATE_SNAPSHOTS=1 cargo test --release -p neqo-fc-sim --test reordering`.
+/// `UPDATE_SNAPSHOTS=1 cargo test -p neqo-fc-sim --test reordering`.
 #[test]
 fn runs_match_the_snapshot() {
     let mut lines = Vec::new();
@@ -227,7 +227,7 @@ fn check_snapshot(name: &str, actual: &str) {
     assert!(
         expected == actual,
         "{} differs from this build.\n--- snapshot\n{expected}--- this build\n{actual}\
-         If the change is intended: UPDATE_SNAPSHOTS=1 cargo test --release -p neqo-fc-sim \
+         If the change is intended: UPDATE_SNAPSHOTS=1 cargo test -p neqo-fc-sim \
          --test reordering",
         file.display()
     );

@@ -3,7 +3,7 @@
 //! CUBIC reduction after a loss, and the RTT estimator.
 //!
 //! Every assertion is on simulated quantities, so results are exact and
-//! reproducible. Run with `cargo test --release -p neqo-fc-sim --test transport`.
+//! reproducible. Run with `cargo test -p neqo-fc-sim --test transport`.
 
 use std::time::Duration;
 

@@ -403,7 +403,7 @@ mod tests {
             reason: ChangeReason::AutoTune,
             rtt: Duration::from_micros(50_500),
             elapsed: Duration::from_millis(12),
-            now: Duration::from_millis(7),
+            now: None,
         };
         let QlogEvent::Custom(e) =
             qlog_event(Time::from_millis(7), &TraceEvent::WindowChanged(change))

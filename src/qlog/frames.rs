@@ -2,7 +2,7 @@
 //! inside `transport:packet_sent` / `transport:packet_received`).
 
 use neqo_fc_sim::quic::{ack::AckRanges, frame::Frame};
-use qlog::events::quic::{AckedRanges, ErrorSpace, QuicFrame};
+use qlog::events::quic::{AckedRanges, ErrorSpace, QuicFrame, StreamType};
 
 /// `ack_delay_exponent` the transport uses: the RFC 9000 §18.2 default.
 /// An ACK frame's ACK Delay field is microseconds shifted right by it
@@ -64,6 +64,14 @@ pub fn quic_frame(frame: &Frame) -> QuicFrame {
         Frame::MaxData { maximum } => QuicFrame::MaxData { maximum: *maximum },
         Frame::MaxStreamData { stream_id, maximum } => QuicFrame::MaxStreamData {
             stream_id: *stream_id,
+            maximum: *maximum,
+        },
+        Frame::MaxStreams { bidi, maximum } => QuicFrame::MaxStreams {
+            stream_type: if *bidi {
+                StreamType::Bidirectional
+            } else {
+                StreamType::Unidirectional
+            },
             maximum: *maximum,
         },
         Frame::DataBlocked { limit } => QuicFrame::DataBlocked { limit: *limit },

@@ -53,7 +53,7 @@ fn result() -> RunResult {
         reason: ChangeReason::AutoTune,
         rtt: Duration::from_millis(50),
         elapsed: Duration::from_millis(10),
-        now: Duration::from_millis(10),
+        now: None,
     };
     let trace = vec![
         rec(

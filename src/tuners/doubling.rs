@@ -3,38 +3,35 @@
 //! than two smoothed RTTs ago, the application is reading faster than the
 //! window lets the peer send, so the window doubles, up to a cap.
 
-use neqo_fc::{SubjectKind, Tuner, tuner::TuneInput};
+use neqo_fc::{Rtt, Tuner, tuner::TuneInput};
 
 use super::caps::WindowCaps;
 
 /// Doubles the window when the previous tuning step (the previous
-/// MAX_DATA / MAX_STREAM_DATA) was less than `2 × smoothed_rtt` ago.
+/// MAX_DATA / MAX_STREAM_DATA) was less than `2 × smoothed_rtt` ago, up to
+/// the cap ([`TuneInput::max_window`], from the config: quiche's are
+/// [`DoublingTuner::CAPS`]).
 ///
 /// Invariant: returns the current window or `min(2 × window, cap)`; never
-/// more than the cap for the subject kind, never less than the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DoublingTuner {
-    /// Largest stream and connection windows (quiche: 16 / 24 MiB).
-    pub caps: WindowCaps,
-}
+/// more than the cap, never less than the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DoublingTuner;
 
 impl DoublingTuner {
     /// quiche's caps: 16 MiB per stream, 24 MiB per connection.
-    pub const QUICHE: Self = Self {
-        caps: WindowCaps {
-            stream: 16 << 20,
-            connection: 24 << 20,
-        },
+    pub const CAPS: WindowCaps = WindowCaps {
+        stream: 16 << 20,
+        connection: 24 << 20,
     };
 }
 
 impl Tuner for DoublingTuner {
     fn tune(&self, input: &TuneInput) -> u64 {
-        let cap = self.max_window(input.kind);
+        let cap = input.max_window;
         if input.window >= cap {
             return input.window;
         }
-        let threshold = input.rtt.smoothed.saturating_mul(2);
+        let threshold = input.rtt.smoothed().saturating_mul(2);
         if input.elapsed < threshold {
             input.window.saturating_mul(2).min(cap)
         } else {
@@ -42,8 +39,8 @@ impl Tuner for DoublingTuner {
         }
     }
 
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        self.caps.of(kind)
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        rtt.smoothed()
     }
 }
 
@@ -51,7 +48,7 @@ impl Tuner for DoublingTuner {
 mod tests {
     use std::time::Duration;
 
-    use neqo_fc::{Fraction, Rtt};
+    use neqo_fc::{Fraction, SubjectKind};
 
     use super::*;
 
@@ -59,10 +56,11 @@ mod tests {
         TuneInput {
             kind,
             window,
-            retired_since_update: window / 2,
+            max_window: DoublingTuner::CAPS.of(kind),
+            delivered: window / 2,
             elapsed: Duration::from_millis(elapsed_ms),
             // smoothed 100 ms, min 40 ms: the rule uses the smoothed RTT.
-            rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(40)),
+            rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(40)).unwrap(),
             update_fraction: Fraction::HALF,
             drained_at_limit: false,
         }
@@ -70,15 +68,15 @@ mod tests {
 
     #[test]
     fn doubles_only_within_two_smoothed_rtts() {
-        let t = DoublingTuner::QUICHE;
+        let t = DoublingTuner;
         assert_eq!(t.tune(&input(SubjectKind::Stream, 1 << 20, 199)), 2 << 20);
         assert_eq!(t.tune(&input(SubjectKind::Stream, 1 << 20, 200)), 1 << 20);
-        assert_eq!(t.tune(&input(SubjectKind::Stream, 1 << 20, 0)), 2 << 20);
+        assert_eq!(t.tune(&input(SubjectKind::Stream, 1 << 20, 1)), 2 << 20);
     }
 
     #[test]
     fn caps_per_kind() {
-        let t = DoublingTuner::QUICHE;
+        let t = DoublingTuner;
         assert_eq!(t.tune(&input(SubjectKind::Stream, 12 << 20, 10)), 16 << 20);
         assert_eq!(t.tune(&input(SubjectKind::Stream, 16 << 20, 10)), 16 << 20);
         assert_eq!(
@@ -87,6 +85,6 @@ mod tests {
         );
         // Above the cap (e.g. raised by a connection floor): unchanged.
         assert_eq!(t.tune(&input(SubjectKind::Stream, 20 << 20, 10)), 20 << 20);
-        assert_eq!(t.max_window(SubjectKind::Connection), 24 << 20);
+        assert_eq!(DoublingTuner::CAPS.of(SubjectKind::Connection), 24 << 20);
     }
 }

@@ -8,28 +8,25 @@
 //! force, while `ExcessTuner` uses `1 − update_fraction`. With the update
 //! fraction at ¼ (neqo's) the two agree.
 
-use neqo_fc::{Fraction, SubjectKind, Tuner, math, tuner::TuneInput};
+use neqo_fc::{Fraction, Rtt, Tuner, math, tuner::TuneInput};
 
 use super::caps::WindowCaps;
 
-/// neqo's rule: `excess = retired − ¾ · window · elapsed / srtt`;
-/// `window += 4 · excess` when positive, capped.
+/// neqo's rule: `excess = delivered − ¾ · window · elapsed / srtt`;
+/// `window += 4 · excess` when positive, up to the cap
+/// ([`TuneInput::max_window`], from the config: neqo's are
+/// [`NeqoTuner::CAPS`]).
 ///
 /// Invariant: never returns less than the current window, nor more than
-/// the cap for the subject kind (unless the window already exceeds it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NeqoTuner {
-    /// Largest stream and connection windows (neqo: 10 / 20 MiB).
-    pub caps: WindowCaps,
-}
+/// the cap (unless the window already exceeds it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NeqoTuner;
 
 impl NeqoTuner {
     /// neqo main's caps: 10 MiB per stream, 20 MiB per connection.
-    pub const MAIN: Self = Self {
-        caps: WindowCaps {
-            stream: 10 << 20,
-            connection: 20 << 20,
-        },
+    pub const CAPS: WindowCaps = WindowCaps {
+        stream: 10 << 20,
+        connection: 20 << 20,
     };
     /// The share of the window neqo expects to be retired per RTT.
     pub const SHARE: Fraction = match Fraction::new(3, 4) {
@@ -42,7 +39,7 @@ impl NeqoTuner {
 
 impl Tuner for NeqoTuner {
     fn tune(&self, input: &TuneInput) -> u64 {
-        let cap = self.max_window(input.kind);
+        let cap = input.max_window;
         let window = input.window;
         if window >= cap {
             return window;
@@ -50,9 +47,9 @@ impl Tuner for NeqoTuner {
         let expected = math::mul_div(
             Self::SHARE.of(window),
             math::nanos(input.elapsed),
-            math::nanos(input.rtt.smoothed),
+            math::nanos(input.rtt.smoothed()),
         );
-        match input.retired_since_update.checked_sub(expected) {
+        match input.delivered.checked_sub(expected) {
             Some(excess) if excess > 0 => window
                 .saturating_add(excess.saturating_mul(Self::BONUS))
                 .min(cap),
@@ -60,8 +57,8 @@ impl Tuner for NeqoTuner {
         }
     }
 
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        self.caps.of(kind)
+    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+        rtt.smoothed()
     }
 }
 
@@ -69,17 +66,18 @@ impl Tuner for NeqoTuner {
 mod tests {
     use std::time::Duration;
 
-    use neqo_fc::Rtt;
+    use neqo_fc::SubjectKind;
 
     use super::*;
 
-    fn input(window: u64, retired: u64, elapsed_ms: u64, fraction: Fraction) -> TuneInput {
+    fn input(window: u64, delivered: u64, elapsed_ms: u64, fraction: Fraction) -> TuneInput {
         TuneInput {
             kind: SubjectKind::Stream,
             window,
-            retired_since_update: retired,
+            max_window: NeqoTuner::CAPS.stream,
+            delivered,
             elapsed: Duration::from_millis(elapsed_ms),
-            rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(50)),
+            rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(50)).unwrap(),
             update_fraction: fraction,
             drained_at_limit: false,
         }
@@ -87,7 +85,7 @@ mod tests {
 
     #[test]
     fn grows_by_four_times_the_excess_at_smoothed_rtt() {
-        let t = NeqoTuner::MAIN;
+        let t = NeqoTuner;
         // expected = ¾ × 1,000,000 × 100/100 = 750,000 (srtt, not min_rtt).
         let q = Fraction::QUARTER;
         assert_eq!(t.tune(&input(1_000_000, 750_000, 100, q)), 1_000_000);
@@ -99,7 +97,7 @@ mod tests {
 
     #[test]
     fn share_ignores_the_update_fraction() {
-        let t = NeqoTuner::MAIN;
+        let t = NeqoTuner;
         let half = Fraction::HALF;
         // ExcessTuner would expect only ½ × window here; neqo keeps ¾.
         assert_eq!(t.tune(&input(1_000_000, 750_000, 100, half)), 1_000_000);
@@ -108,18 +106,14 @@ mod tests {
 
     #[test]
     fn caps_and_degenerate_inputs() {
-        let t = NeqoTuner::MAIN;
+        let t = NeqoTuner;
         let q = Fraction::QUARTER;
         assert_eq!(t.tune(&input(9 << 20, 1 << 40, 1, q)), 10 << 20);
         assert_eq!(t.tune(&input(11 << 20, 1 << 40, 1, q)), 11 << 20);
         let mut i = input(1 << 20, 1 << 20, 0, q);
-        i.rtt = Rtt::from(Duration::ZERO);
+        i.rtt = Rtt::from_sample(Duration::from_nanos(1)).unwrap();
         i.elapsed = Duration::MAX;
         assert_eq!(t.tune(&i), 1 << 20);
-        assert_eq!(
-            t.max_window(SubjectKind::Connection),
-            20 << 20,
-            "connection cap"
-        );
+        assert_eq!(NeqoTuner::CAPS.of(SubjectKind::Connection), 20 << 20);
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use neqo_fc::{Config, ConfigError, Fixed, Fraction, MAX_VARINT, Tuner};
+use neqo_fc::{Config, ConfigError, ExcessTuner, Fixed, Fraction, MAX_VARINT, Tuner};
 
 use super::{doubling::DoublingTuner, neqo::NeqoTuner};
 use crate::format::size_name;
@@ -141,20 +141,20 @@ impl TunerSpec {
     pub fn build(&self, overrides: &Overrides, streams: u32) -> Result<Tuning, ConfigError> {
         let streams = u64::from(streams.max(1));
         let (tuner, mut config): (SharedTuner, Config) = match *self {
-            Self::Default => {
-                let config = Config::default();
-                (Arc::new(config.tuner()), config)
-            }
+            Self::Default => (Arc::new(ExcessTuner::DEFAULT), Config::default()),
             Self::Neqo => {
-                let t = NeqoTuner::MAIN;
-                let windows = [1 << 20, 2 << 20, t.caps.stream, t.caps.connection];
-                (Arc::new(t), peer(windows, Fraction::QUARTER, Fraction::ONE))
+                let caps = NeqoTuner::CAPS;
+                let windows = [1 << 20, 2 << 20, caps.stream, caps.connection];
+                (
+                    Arc::new(NeqoTuner),
+                    peer(windows, Fraction::QUARTER, Fraction::ONE),
+                )
             }
             Self::Double => {
-                let t = DoublingTuner::QUICHE;
-                let windows = [1 << 20, 3 << 19, t.caps.stream, t.caps.connection];
+                let caps = DoublingTuner::CAPS;
+                let windows = [1 << 20, 3 << 19, caps.stream, caps.connection];
                 (
-                    Arc::new(t),
+                    Arc::new(DoublingTuner),
                     peer(windows, Fraction::HALF, Fraction::THREE_HALVES),
                 )
             }
@@ -169,11 +169,7 @@ impl TunerSpec {
                     Fraction::HALF,
                     Fraction::THREE_HALVES,
                 );
-                let tuner = Fixed {
-                    stream: size,
-                    connection: conn,
-                };
-                (Arc::new(tuner), config)
+                (Arc::new(Fixed), config)
             }
             Self::Unlimited => {
                 if overrides.initial_window.is_some() {
@@ -181,12 +177,10 @@ impl TunerSpec {
                         "--initial-window does not apply to the unlimited tuner",
                     ));
                 }
-                let config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
-                let tuner = Fixed {
-                    stream: MAX_VARINT,
-                    connection: MAX_VARINT,
-                };
-                (Arc::new(tuner), config)
+                let mut config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
+                // Every stream the run opens may hold its window at once.
+                config.max_streams_uni = config.max_streams_uni.max(streams);
+                (Arc::new(Fixed), config.with_unlimited_windows())
             }
         };
         if let Some(f) = overrides.update_fraction {
@@ -205,10 +199,6 @@ impl TunerSpec {
             config.max_connection_window = config
                 .max_connection_window
                 .max(config.initial_connection_window);
-            if let Self::Default = self {
-                // Ours reads its caps from the config; keep them in step.
-                return finish(Arc::new(config.tuner()), config);
-            }
         }
         finish(tuner, config)
     }
@@ -338,17 +328,20 @@ mod tests {
         let input = TuneInput {
             kind: SubjectKind::Stream,
             window: 256 << 10,
-            retired_since_update: 1 << 30,
+            max_window: 256 << 10,
+            delivered: 1 << 30,
             elapsed: Duration::from_millis(1),
-            rtt: Rtt::from(Duration::from_millis(50)),
+            rtt: Rtt::from_sample(Duration::from_millis(50)).unwrap(),
             update_fraction: Fraction::HALF,
             drained_at_limit: false,
         };
         assert_eq!(f.tuner.tune(&input), 256 << 10);
 
         let u = TunerSpec::Unlimited.build(&none, 1).unwrap().config;
-        assert_eq!(u.initial_stream_window, MAX_VARINT);
         assert_eq!(u.initial_connection_window, MAX_VARINT);
+        // Each stream's window as large as the stream limits allow.
+        assert_eq!(u.initial_stream_window, MAX_VARINT / u.max_open_streams());
+        assert!(u.initial_stream_window > 1 << 50);
     }
 
     #[test]
@@ -368,7 +361,6 @@ mod tests {
         assert_eq!(d.config.initial_stream_window, 64 << 20);
         assert_eq!(d.config.max_stream_window, 64 << 20);
         assert_eq!(d.config.initial_connection_window, 96 << 20);
-        assert_eq!(d.tuner.max_window(SubjectKind::Stream), 64 << 20);
 
         let fixed = TunerSpec::Fixed(1 << 20).build(&o, 1).unwrap().config;
         assert_eq!(fixed.initial_stream_window, 64 << 20);

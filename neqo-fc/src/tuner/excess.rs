@@ -6,7 +6,7 @@
 //! ```text
 //! effective = window − update_fraction × window
 //! expected  = effective × elapsed / rtt
-//! excess    = retired_since_update − expected
+//! excess    = delivered − expected     (bytes that arrived and were read)
 //! window   += bonus × excess          if excess > 0, capped
 //! ```
 //!
@@ -29,8 +29,10 @@
 //! queue inflates srtt, which inflates the window, which lets the sender
 //! fill more queue). [`RttChoice::Smoothed`] reproduces neqo.
 
+use std::time::Duration;
+
 use super::{TuneInput, Tuner};
-use crate::{Fraction, SubjectKind, math};
+use crate::{Fraction, Rtt, math};
 
 /// Which RTT figure divides the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,16 +43,13 @@ pub enum RttChoice {
     Smoothed,
 }
 
-/// The excess-retirement tuner. Invariant: never returns more than the cap
-/// for the subject kind, never less than the current window.
+/// The excess-retirement tuner. Invariant: never returns more than
+/// `input.max_window` (unless the window already exceeds it), never less
+/// than the current window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExcessTuner {
     /// Multiplier applied to the excess (default 4).
     pub bonus: u64,
-    /// Largest stream window.
-    pub max_stream_window: u64,
-    /// Largest connection window.
-    pub max_connection_window: u64,
     /// RTT used as the denominator.
     pub rtt_choice: RttChoice,
     /// Share of the effective window held back as headroom (default 1/16):
@@ -59,11 +58,9 @@ pub struct ExcessTuner {
 }
 
 impl ExcessTuner {
-    /// The default: bonus 4, caps 32 MiB / 48 MiB, `min_rtt`.
+    /// The default: bonus 4, `min_rtt`, headroom 1/16.
     pub const DEFAULT: Self = Self {
         bonus: 4,
-        max_stream_window: 32 << 20,
-        max_connection_window: 48 << 20,
         rtt_choice: RttChoice::Min,
         headroom: Fraction::SIXTEENTH,
     };
@@ -77,15 +74,12 @@ impl Default for ExcessTuner {
 
 impl Tuner for ExcessTuner {
     fn tune(&self, input: &TuneInput) -> u64 {
-        let cap = self.max_window(input.kind);
+        let cap = input.max_window;
         let window = input.window;
         if window >= cap {
             return window;
         }
-        let rtt = match self.rtt_choice {
-            RttChoice::Min => input.rtt.min,
-            RttChoice::Smoothed => input.rtt.smoothed,
-        };
+        let rtt = self.rtt_used(input.rtt);
         // A reader that drained all the peer could send was held back by
         // the window alone: judge it over at most one RTT, or a reader
         // that wakes less often than once per RTT (and then reads a whole
@@ -98,7 +92,7 @@ impl Tuner for ExcessTuner {
         let usable = window - input.update_fraction.of(window).min(window);
         let effective = usable - self.headroom.of(usable).min(usable);
         let expected = math::mul_div(effective, math::nanos(elapsed), math::nanos(rtt));
-        let Some(excess) = input.retired_since_update.checked_sub(expected) else {
+        let Some(excess) = input.delivered.checked_sub(expected) else {
             return window;
         };
         if excess == 0 {
@@ -109,35 +103,33 @@ impl Tuner for ExcessTuner {
             .min(cap)
     }
 
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        match kind {
-            SubjectKind::Stream => self.max_stream_window,
-            SubjectKind::Connection => self.max_connection_window,
-        }
-    }
-
-    fn rtt_used(&self, rtt: crate::Rtt) -> std::time::Duration {
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
         match self.rtt_choice {
-            RttChoice::Min => rtt.min,
-            RttChoice::Smoothed => rtt.smoothed,
+            RttChoice::Min => rtt.min(),
+            RttChoice::Smoothed => rtt.smoothed(),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::{Fraction, Rtt};
+    use crate::SubjectKind;
 
-    fn input(window: u64, retired: u64, elapsed_ms: u64) -> TuneInput {
+    const CAP: u64 = 32 << 20;
+
+    fn rtt(ms: u64) -> Rtt {
+        Rtt::from_sample(Duration::from_millis(ms)).unwrap()
+    }
+
+    fn input(window: u64, delivered: u64, elapsed_ms: u64) -> TuneInput {
         TuneInput {
             kind: SubjectKind::Stream,
             window,
-            retired_since_update: retired,
+            max_window: CAP,
+            delivered,
             elapsed: Duration::from_millis(elapsed_ms),
-            rtt: Rtt::from(Duration::from_millis(100)),
+            rtt: rtt(100),
             update_fraction: Fraction::QUARTER,
             drained_at_limit: false,
         }
@@ -182,15 +174,14 @@ mod tests {
     #[test]
     fn respects_the_cap() {
         let t = ExcessTuner::DEFAULT;
-        let cap = t.max_stream_window;
-        assert_eq!(t.tune(&input(cap - 1, u64::MAX >> 2, 1)), cap);
-        assert_eq!(t.tune(&input(cap + 5, u64::MAX >> 2, 1)), cap + 5);
+        assert_eq!(t.tune(&input(CAP - 1, u64::MAX >> 2, 1)), CAP);
+        assert_eq!(t.tune(&input(CAP + 5, u64::MAX >> 2, 1)), CAP + 5);
     }
 
     #[test]
     fn smoothed_rtt_choice_uses_srtt() {
         let mut i = input(1_000_000, 1_000_000, 100);
-        i.rtt = Rtt::new(Duration::from_millis(200), Duration::from_millis(100));
+        i.rtt = Rtt::new(Duration::from_millis(200), Duration::from_millis(100)).unwrap();
         let neqo_like = ExcessTuner {
             rtt_choice: RttChoice::Smoothed,
             ..NO_HEADROOM
@@ -209,13 +200,16 @@ mod tests {
     }
 
     #[test]
-    fn zero_rtt_and_huge_durations_do_not_panic() {
+    fn extreme_values_do_not_panic() {
         let t = ExcessTuner::DEFAULT;
         let mut i = input(1 << 20, 1 << 61, 0);
-        i.rtt = Rtt::from(Duration::ZERO);
+        i.rtt = Rtt::from_sample(Duration::from_nanos(1)).unwrap();
         i.elapsed = Duration::MAX;
         assert_eq!(t.tune(&i), 1 << 20);
-        i.elapsed = Duration::ZERO;
-        assert_eq!(t.tune(&i), t.max_stream_window);
+        i.elapsed = Duration::from_nanos(1);
+        assert_eq!(t.tune(&i), CAP);
+        i.rtt = Rtt::from_sample(Duration::MAX).unwrap();
+        i.max_window = crate::MAX_VARINT;
+        assert_eq!(t.tune(&i), crate::MAX_VARINT);
     }
 }

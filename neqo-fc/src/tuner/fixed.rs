@@ -1,29 +1,17 @@
 //! A static window: what neqo did before auto-tuning (1 MiB) and what
-//! yamux uses by default (256 KiB).
+//! yamux uses by default (256 KiB). The sizes themselves are
+//! [`crate::Config`]'s initial windows.
 
 use super::{TuneInput, Tuner};
-use crate::SubjectKind;
 
-/// Never changes a window: the controller keeps the window it was created
-/// with. `max_window` reports the configured sizes so budgets and caps stay
-/// meaningful.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fixed {
-    /// Stream window in bytes.
-    pub stream: u64,
-    /// Connection window in bytes.
-    pub connection: u64,
-}
+/// Never changes a window: every controller keeps the window it was
+/// created with (set the initial windows in [`crate::Config`], and
+/// disable seeding to keep streams at exactly that size).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fixed;
 
 impl Tuner for Fixed {
     fn tune(&self, input: &TuneInput) -> u64 {
         input.window
-    }
-
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        match kind {
-            SubjectKind::Stream => self.stream,
-            SubjectKind::Connection => self.connection,
-        }
     }
 }

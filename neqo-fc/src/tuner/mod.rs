@@ -13,17 +13,25 @@ pub use fixed::Fixed;
 use crate::{Fraction, Rtt, SubjectKind};
 
 /// What a tuner sees at one tuning step: the moment a controller is about
-/// to advertise a new limit.
+/// to advertise a new limit, with an RTT sample available and time having
+/// moved forward since the previous step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuneInput {
     /// Connection or stream window.
     pub kind: SubjectKind,
     /// The current window (`max_active`), in bytes.
     pub window: u64,
-    /// Bytes the application retired since the previous tuning step. Only
-    /// retired bytes count: data merely received never grows a window.
-    pub retired_since_update: u64,
-    /// Time since the previous tuning step.
+    /// The configured cap for this kind ([`crate::Config`]'s
+    /// `max_stream_window` / `max_connection_window`); the controller
+    /// clamps whatever the tuner returns to it.
+    pub max_window: u64,
+    /// Bytes that both arrived and were read since the previous tuning
+    /// step: `min(retired since, consumed since)`. Data merely received
+    /// (a slow reader) never counts, nor does reading old buffered data
+    /// (data released at once behind a filled gap did not flow in this
+    /// interval).
+    pub delivered: u64,
+    /// Time since the previous tuning step; never zero.
     pub elapsed: Duration,
     /// The stack's RTT estimate.
     pub rtt: Rtt,
@@ -40,20 +48,17 @@ pub struct TuneInput {
 /// A receive-window strategy.
 ///
 /// Tuners are pure policies: all state (time of the last step, bytes
-/// retired since) lives in the controller and arrives in [`TuneInput`].
-/// Contract: `tune` returns the desired window; the controller never
-/// shrinks a window on a tuner's word (it keeps `max(old, returned)`), and
-/// a tuner keeps its result ≤ [`Tuner::max_window`] for that kind.
+/// delivered since) lives in the controller and arrives in [`TuneInput`];
+/// caps live in [`crate::Config`]. Contract: `tune` returns the desired
+/// window; the controller keeps `min(max_window, max(old, returned))` — a
+/// tuner never shrinks a window nor passes the cap.
 pub trait Tuner {
     /// The window to use from now on.
     fn tune(&self, input: &TuneInput) -> u64;
 
-    /// The largest window this tuner ever returns for `kind`.
-    fn max_window(&self, kind: SubjectKind) -> u64;
-
     /// The RTT figure this tuner divides by (reported in window changes).
-    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
-        rtt.min
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
+        rtt.min()
     }
 }
 
@@ -61,10 +66,7 @@ impl<T: Tuner + ?Sized> Tuner for &T {
     fn tune(&self, input: &TuneInput) -> u64 {
         (**self).tune(input)
     }
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        (**self).max_window(kind)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
     }
 }
@@ -73,10 +75,7 @@ impl<T: Tuner + ?Sized> Tuner for Box<T> {
     fn tune(&self, input: &TuneInput) -> u64 {
         (**self).tune(input)
     }
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        (**self).max_window(kind)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
     }
 }
@@ -85,10 +84,7 @@ impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
     fn tune(&self, input: &TuneInput) -> u64 {
         (**self).tune(input)
     }
-    fn max_window(&self, kind: SubjectKind) -> u64 {
-        (**self).max_window(kind)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
     }
 }

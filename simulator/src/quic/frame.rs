@@ -18,6 +18,8 @@ mod frame_type {
     pub const STREAM_FIN: u64 = 0x01;
     pub const MAX_DATA: u64 = 0x10;
     pub const MAX_STREAM_DATA: u64 = 0x11;
+    pub const MAX_STREAMS_BIDI: u64 = 0x12;
+    pub const MAX_STREAMS_UNI: u64 = 0x13;
     pub const DATA_BLOCKED: u64 = 0x14;
     pub const STREAM_DATA_BLOCKED: u64 = 0x15;
     pub const CONNECTION_CLOSE: u64 = 0x1c;
@@ -82,6 +84,13 @@ pub enum Frame {
         /// New stream-level limit in bytes.
         maximum: u64,
     },
+    /// MAX_STREAMS (0x12 bidirectional, 0x13 unidirectional, §19.11).
+    MaxStreams {
+        /// True for bidirectional streams.
+        bidi: bool,
+        /// Streams of that type the peer may open in all (≤ 2^60).
+        maximum: u64,
+    },
     /// DATA_BLOCKED (0x14, §19.12).
     DataBlocked {
         /// Connection-level limit at which the sender is blocked.
@@ -122,6 +131,8 @@ impl Frame {
             }
             Self::MaxData { .. } => t::MAX_DATA,
             Self::MaxStreamData { .. } => t::MAX_STREAM_DATA,
+            Self::MaxStreams { bidi: true, .. } => t::MAX_STREAMS_BIDI,
+            Self::MaxStreams { bidi: false, .. } => t::MAX_STREAMS_UNI,
             Self::DataBlocked { .. } => t::DATA_BLOCKED,
             Self::StreamDataBlocked { .. } => t::STREAM_DATA_BLOCKED,
             Self::ConnectionClose { .. } => t::CONNECTION_CLOSE,
@@ -166,6 +177,7 @@ impl Frame {
             }
             Self::MaxData { maximum } => 1 + vl(*maximum),
             Self::MaxStreamData { stream_id, maximum } => 1 + vl(*stream_id) + vl(*maximum),
+            Self::MaxStreams { maximum, .. } => 1 + vl(*maximum),
             Self::DataBlocked { limit } => 1 + vl(*limit),
             Self::StreamDataBlocked { stream_id, limit } => 1 + vl(*stream_id) + vl(*limit),
             Self::ConnectionClose {
@@ -225,6 +237,7 @@ impl Frame {
             Self::MaxStreamData { stream_id, maximum } => {
                 encode_all(out, &[ty, *stream_id, *maximum]);
             }
+            Self::MaxStreams { maximum, .. } => encode_all(out, &[ty, *maximum]),
             Self::DataBlocked { limit } => encode_all(out, &[ty, *limit]),
             Self::StreamDataBlocked { stream_id, limit } => {
                 encode_all(out, &[ty, *stream_id, *limit]);
@@ -319,6 +332,17 @@ impl Frame {
                 stream_id: dec.decode_varint()?,
                 maximum: dec.decode_varint()?,
             },
+            t::MAX_STREAMS_BIDI | t::MAX_STREAMS_UNI => {
+                let maximum = dec.decode_varint()?;
+                // RFC 9000 §19.11: more than 2^60 streams cannot be named.
+                if maximum > 1 << 60 {
+                    return Err(DecodeError::ValueTooLarge);
+                }
+                Self::MaxStreams {
+                    bidi: ty == t::MAX_STREAMS_BIDI,
+                    maximum,
+                }
+            }
             t::DATA_BLOCKED => Self::DataBlocked {
                 limit: dec.decode_varint()?,
             },
@@ -412,6 +436,20 @@ mod tests {
                     maximum: 63,
                 },
                 vec![0x11, 0x04, 0x3f],
+            ),
+            (
+                Frame::MaxStreams {
+                    bidi: false,
+                    maximum: 3,
+                },
+                vec![0x13, 0x03],
+            ),
+            (
+                Frame::MaxStreams {
+                    bidi: true,
+                    maximum: 100,
+                },
+                vec![0x12, 0x40, 0x64],
             ),
             (Frame::DataBlocked { limit: 64 }, vec![0x14, 0x40, 0x40]),
             (

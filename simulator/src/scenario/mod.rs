@@ -11,7 +11,7 @@ mod workload;
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Config, Fixed, MAX_VARINT, Tuner};
+use neqo_fc::{Config, ConfigError, ExcessTuner, Fixed, Tuner, ValidConfig};
 
 pub use self::{
     hostile::Hostile,
@@ -88,7 +88,7 @@ impl Scenario {
             forward,
             reverse,
             workload,
-            tuner: Arc::new(fc.tuner()),
+            tuner: Arc::new(ExcessTuner::DEFAULT),
             fc,
             cc: CcAlgorithm::Cubic,
             seed: 1,
@@ -105,21 +105,36 @@ impl Scenario {
 }
 
 impl Scenario {
-    /// The same run with flow control out of the way: every initial and
-    /// maximum window at 2^62 − 1 and a [`Fixed`] tuner at that size, so
-    /// only congestion control and the path limit the sender (the
-    /// upper bound a tuner is measured against).
+    /// The same run with flow control out of the way: every window as
+    /// large as the stream limits allow ([`Config::with_unlimited_windows`],
+    /// more than any transfer) and a [`Fixed`] tuner, so only congestion
+    /// control and the path limit the sender (the upper bound a tuner is
+    /// measured against).
     #[must_use]
     pub fn unlimited_windows(mut self) -> Self {
-        self.fc.initial_stream_window = MAX_VARINT;
-        self.fc.initial_connection_window = MAX_VARINT;
-        self.fc.max_stream_window = MAX_VARINT;
-        self.fc.max_connection_window = MAX_VARINT;
-        self.tuner = Arc::new(Fixed {
-            stream: MAX_VARINT,
-            connection: MAX_VARINT,
-        });
+        self.fc.max_streams_uni = self.fc.max_streams_uni.max(self.workload_streams());
+        self.fc = self.fc.with_unlimited_windows();
+        self.tuner = Arc::new(Fixed);
         self
+    }
+
+    fn workload_streams(&self) -> u64 {
+        u64::from(self.workload.streams.max(1))
+    }
+
+    /// The flow-control settings the client runs with: [`Scenario::fc`],
+    /// advertising enough unidirectional streams (`initial_max_streams_uni`)
+    /// for the workload.
+    ///
+    /// # Errors
+    /// The [`ConfigError`] `validate` gives (a run with it records the
+    /// error and simulates nothing).
+    pub fn flow_control(&self) -> Result<ValidConfig, ConfigError> {
+        Config {
+            max_streams_uni: self.fc.max_streams_uni.max(self.workload_streams()),
+            ..self.fc
+        }
+        .validate()
     }
 }
 
@@ -136,7 +151,7 @@ pub struct RunResult {
 
 #[cfg(test)]
 mod tests {
-    use neqo_fc::{SubjectKind, Tuner as _};
+    use neqo_fc::MAX_VARINT;
 
     use super::*;
 
@@ -144,16 +159,15 @@ mod tests {
     fn unlimited_windows_lifts_every_limit_and_keeps_the_rest() {
         let s = Scenario::new(PathConfig::gigabit(), Workload::bulk(1 << 20));
         let u = s.clone().unlimited_windows();
-        for w in [
-            u.fc.initial_stream_window,
-            u.fc.initial_connection_window,
-            u.fc.max_stream_window,
-            u.fc.max_connection_window,
-            u.tuner.max_window(SubjectKind::Stream),
-            u.tuner.max_window(SubjectKind::Connection),
-        ] {
-            assert_eq!(w, MAX_VARINT);
-        }
+        let fc = u.flow_control().expect("valid");
+        assert_eq!(fc.initial_connection_window, MAX_VARINT);
+        assert_eq!(fc.max_connection_window, MAX_VARINT);
+        // Every stream at once may hold its window: 2^62 / stream slots.
+        let per_stream = MAX_VARINT / fc.max_open_streams();
+        assert_eq!(fc.initial_stream_window, per_stream);
+        assert_eq!(fc.max_stream_window, per_stream);
+        assert!(per_stream > 1 << 50, "more than any transfer");
+        assert_eq!((fc.seed_fraction, fc.budget), (None, None));
         assert_eq!(u.fc.update_fraction, s.fc.update_fraction);
         assert_eq!((u.seed, u.cc, u.workload), (s.seed, s.cc, s.workload));
     }

@@ -15,7 +15,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Config, Rtt, Tuner, WindowChange};
+use neqo_fc::{Rtt, Tuner, ValidConfig, WindowChange};
 
 use super::{
     PACKET_OVERHEAD,
@@ -50,7 +50,7 @@ pub struct ConnConfig {
     /// Our and the peer's `max_ack_delay`.
     pub max_ack_delay: Duration,
     /// Flow-control settings (ours; the peer uses the same initial limits).
-    pub fc: Config,
+    pub fc: ValidConfig,
     /// Receive-window tuner.
     pub tuner: Arc<dyn Tuner + Send + Sync>,
     /// Congestion controller.
@@ -170,8 +170,10 @@ impl Connection {
         }
     }
 
-    fn rtt(&self) -> Rtt {
-        Rtt::new(self.recovery.rtt.smoothed(), self.recovery.rtt.min_rtt())
+    /// The RTT pair flow control tunes with (`None` before a sample).
+    fn rtt(&self) -> Option<Rtt> {
+        let min = self.recovery.rtt.min_rtt();
+        Rtt::new(self.recovery.rtt.smoothed().max(min), min)
     }
 
     fn close(&mut self, now: Time, code: u64, reason: String) {
@@ -257,6 +259,9 @@ impl Connection {
             Frame::MaxStreamData { stream_id, maximum } => {
                 self.send.on_max_stream_data(stream_id, maximum);
             }
+            // The sender opens only the streams its workload has, all within
+            // the limit the receiver starts with: nothing to raise.
+            Frame::MaxStreams { .. } => {}
             Frame::DataBlocked { limit } => self.recv.on_blocked(None, limit),
             Frame::StreamDataBlocked { stream_id, limit } => {
                 self.recv.on_blocked(Some(stream_id), limit);
@@ -265,7 +270,7 @@ impl Connection {
                 stream_id,
                 final_size,
                 ..
-            } => self.recv.on_reset(now, stream_id, final_size)?,
+            } => self.recv.on_reset(stream_id, final_size)?,
             Frame::ConnectionClose {
                 error_code, reason, ..
             } => {
@@ -288,7 +293,7 @@ impl Connection {
         fin: bool,
         data: Option<&[u8]>,
     ) -> Result<(), TransportError> {
-        let Some(arrival) = self.recv.on_stream_frame(now, id, offset, len, fin, data)? else {
+        let Some(arrival) = self.recv.on_stream_frame(id, offset, len, fin, data)? else {
             return Ok(());
         };
         if let Some(window) = arrival.opened_window {
@@ -304,8 +309,11 @@ impl Connection {
     /// Records the window changes the flow controller made.
     fn take_changes(&mut self, now: Time) {
         let changes: Vec<WindowChange> = self.recv.drain_changes().collect();
-        for c in changes {
+        for mut c in changes {
             self.stats.on_window_change(&c);
+            // The record carries the simulated time; the `Instant` flow
+            // control was given depends on the wall clock at the start.
+            c.now = None;
             self.tracer.record(now, TraceEvent::WindowChanged(c));
         }
     }
@@ -339,8 +347,7 @@ impl Connection {
                 SentFrame::Stream {
                     id, offset, len, ..
                 } => self.send.on_acked(id, offset, len),
-                SentFrame::MaxData(limit) => self.recv.update_acked(None, limit),
-                SentFrame::MaxStreamData { id, limit } => self.recv.update_acked(Some(id), limit),
+                SentFrame::Update(frame) => self.recv.update_acked(frame),
                 SentFrame::DataBlocked(_) | SentFrame::StreamDataBlocked { .. } => {}
             }
         }
@@ -368,8 +375,7 @@ impl Connection {
                 SentFrame::Stream {
                     id, offset, len, ..
                 } => self.send.on_lost(id, offset, len),
-                SentFrame::MaxData(limit) => self.recv.update_lost(None, limit),
-                SentFrame::MaxStreamData { id, limit } => self.recv.update_lost(Some(id), limit),
+                SentFrame::Update(frame) => self.recv.update_lost(frame),
                 SentFrame::DataBlocked(limit) => self.send.on_blocked_lost(None, limit),
                 SentFrame::StreamDataBlocked { id, limit } => {
                     self.send.on_blocked_lost(Some(id), limit);
@@ -406,6 +412,7 @@ impl Connection {
             ));
         }
         take(self.app.next_timeout(now, &self.recv));
+        take(self.recv.next_timeout());
         t
     }
 
@@ -413,6 +420,11 @@ impl Connection {
     pub fn on_timeout(&mut self, now: Time) {
         if self.closed.is_some() {
             return;
+        }
+        if self.recv.next_timeout().is_some_and(|t| t <= now) {
+            let rtt = self.rtt();
+            self.recv.on_timeout(now, rtt);
+            self.take_changes(now);
         }
         match self.recovery.on_timeout(now) {
             TimeoutOutcome::None => {}

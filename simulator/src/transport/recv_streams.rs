@@ -10,10 +10,12 @@
 use std::{
     collections::{BTreeMap, BTreeSet},
     sync::Arc,
+    time::Instant,
 };
 
 use neqo_fc::{
-    Config, ConnectionReceiver, ReceiverFlowControl, Rtt, StreamId, Subject, Tuner, WindowChange,
+    ConnectionReceiver, Direction, ReceiverFlowControl, Role, Rtt, StreamId, Tuner, UpdateFrame,
+    ValidConfig, WindowChange,
 };
 
 use super::{recv_stream::RecvStream, sent::SentFrame, stream_index};
@@ -41,10 +43,11 @@ pub struct Arrival {
 pub struct RecvStreams {
     streams: BTreeMap<u64, RecvStream>,
     fc: ConnectionReceiver<Arc<dyn Tuner + Send + Sync>>,
+    /// Simulated time zero as the `Instant` flow control is given (only
+    /// differences matter, so results do not depend on it).
+    epoch: Instant,
     readable: BTreeSet<u64>,
     buffered: u64,
-    /// Streams the peer may open: our `initial_max_streams_uni`.
-    limit: u64,
     finished: Vec<bool>,
     has_budget: bool,
 }
@@ -53,18 +56,22 @@ impl RecvStreams {
     /// The receive side for `expected` streams with flow-control settings
     /// `config` and `tuner`.
     #[must_use]
-    pub fn new(config: Config, tuner: Arc<dyn Tuner + Send + Sync>, expected: u64) -> Self {
+    pub fn new(config: ValidConfig, tuner: Arc<dyn Tuner + Send + Sync>, expected: u64) -> Self {
         Self {
             streams: BTreeMap::new(),
-            fc: ConnectionReceiver::new(config, tuner),
+            // The client receives on the server's unidirectional streams.
+            fc: ConnectionReceiver::with_tuner(Role::Client, config, tuner),
+            epoch: Instant::now(),
             readable: BTreeSet::new(),
             buffered: 0,
-            // The simulator never sends MAX_STREAMS: the budget's stream
-            // count, or the workload's.
-            limit: config.budget.map_or(expected, |b| b.max_streams),
             finished: vec![false; usize::try_from(expected).unwrap_or(0)],
             has_budget: config.budget.is_some(),
         }
+    }
+
+    /// `now` as the `Instant` flow control is given.
+    fn instant(&self, now: Time) -> Instant {
+        self.epoch + now.as_duration()
     }
 
     /// A STREAM frame for `[offset, offset + len)` of stream `id`.
@@ -75,7 +82,6 @@ impl RecvStreams {
     /// or what flow control rejects (FLOW_CONTROL_ERROR, FINAL_SIZE_ERROR).
     pub fn on_stream_frame(
         &mut self,
-        now: Time,
         id: u64,
         offset: u64,
         len: u64,
@@ -83,7 +89,7 @@ impl RecvStreams {
         data: Option<&[u8]>,
     ) -> Result<Option<Arrival>, TransportError> {
         // RFC 9000 §4.6: a stream at or beyond the limit.
-        let limit = self.limit;
+        let limit = self.fc.max_streams(Direction::Uni);
         if stream_index(id).is_some_and(|i| i >= limit) {
             return Err((0x04, format!("stream {id} beyond the stream limit {limit}")));
         }
@@ -99,10 +105,10 @@ impl RecvStreams {
             return Ok(None); // late duplicate for a stream read to its end
         }
         let sid = StreamId(id);
-        let opened = self.fc.stream(sid).is_some();
-        self.fc
-            .on_data(sid, end, fin, now.as_duration())
-            .map_err(fc_err)?;
+        // The first frame of this stream here (flow control may have opened
+        // it already, with a higher-numbered one: RFC 9000 §3.2).
+        let opened = self.streams.contains_key(&id);
+        self.fc.on_data(sid, end, fin).map_err(fc_err)?;
         let opened_window = if opened {
             None
         } else {
@@ -128,10 +134,10 @@ impl RecvStreams {
     ///
     /// # Errors
     /// What flow control rejects (FLOW_CONTROL_ERROR, FINAL_SIZE_ERROR).
-    pub fn on_reset(&mut self, now: Time, id: u64, final_size: u64) -> Result<(), TransportError> {
+    pub fn on_reset(&mut self, id: u64, final_size: u64) -> Result<(), TransportError> {
         if self.streams.contains_key(&id) {
             self.fc
-                .on_data(StreamId(id), final_size, true, now.as_duration())
+                .on_data(StreamId(id), final_size, true)
                 .map_err(fc_err)?;
         }
         Ok(())
@@ -139,7 +145,10 @@ impl RecvStreams {
 
     /// A DATA_BLOCKED (`stream` = `None`) or STREAM_DATA_BLOCKED.
     pub fn on_blocked(&mut self, stream: Option<u64>, limit: u64) {
-        self.fc.blocked_received(stream.map(StreamId), limit);
+        match stream {
+            None => self.fc.data_blocked_received(limit),
+            Some(id) => self.fc.stream_data_blocked_received(StreamId(id), limit),
+        };
     }
 
     /// True if stream index `index` was read to its end.
@@ -181,7 +190,7 @@ impl RecvStreams {
         let to = s.read_offset() + n;
         s.advance_read(to);
         // Cannot fail: `to` lies within contiguous received data.
-        let _ = self.fc.retire(StreamId(id), to);
+        let _ = self.fc.retire_to(StreamId(id), to);
         self.buffered -= n;
     }
 
@@ -206,39 +215,52 @@ impl RecvStreams {
     // ---------------------------------------------------------------
     // Flow control.
 
-    /// True when a MAX_DATA or MAX_STREAM_DATA is due.
+    /// True when a MAX_DATA, MAX_STREAM_DATA or MAX_STREAMS is due.
     #[must_use]
     pub fn update_pending(&self) -> bool {
         self.fc.update_pending()
     }
 
-    /// The next MAX_DATA / MAX_STREAM_DATA to send, with what to remember
-    /// of it for loss recovery.
-    pub fn next_update(&mut self, now: Time, rtt: Rtt) -> Option<(Frame, SentFrame)> {
-        let u = self.fc.next_update(now.as_duration(), rtt)?;
-        Some(match u.subject {
-            Subject::Connection => (
-                Frame::MaxData { maximum: u.limit },
-                SentFrame::MaxData(u.limit),
-            ),
-            Subject::Stream(StreamId(id)) => (
-                Frame::MaxStreamData {
-                    stream_id: id,
-                    maximum: u.limit,
-                },
-                SentFrame::MaxStreamData { id, limit: u.limit },
-            ),
+    /// The next MAX_DATA / MAX_STREAM_DATA / MAX_STREAMS to send, with what
+    /// to remember of it for loss recovery.
+    pub fn next_update(&mut self, now: Time, rtt: Option<Rtt>) -> Option<(Frame, SentFrame)> {
+        let u = self.fc.next_update(self.instant(now), rtt)?;
+        let frame = match u {
+            UpdateFrame::MaxData(maximum) => Frame::MaxData { maximum },
+            UpdateFrame::MaxStreamData { id, limit } => Frame::MaxStreamData {
+                stream_id: id.0,
+                maximum: limit,
+            },
+            UpdateFrame::MaxStreams { direction, limit } => Frame::MaxStreams {
+                bidi: direction == Direction::Bidi,
+                maximum: limit,
+            },
+        };
+        Some((frame, SentFrame::Update(u)))
+    }
+
+    /// An update we sent was acknowledged.
+    pub fn update_acked(&mut self, frame: UpdateFrame) {
+        self.fc.update_acked(frame);
+    }
+
+    /// An update we sent was lost.
+    pub fn update_lost(&mut self, frame: UpdateFrame) {
+        self.fc.update_lost(frame);
+    }
+
+    /// When flow control's timer (the budget's rebalancing pass) fires.
+    #[must_use]
+    pub fn next_timeout(&self) -> Option<Time> {
+        self.fc.next_timeout().map(|t| {
+            let since = t.saturating_duration_since(self.epoch);
+            Time::from_nanos(u64::try_from(since.as_nanos()).unwrap_or(u64::MAX))
         })
     }
 
-    /// A MAX_DATA / MAX_STREAM_DATA we sent with `limit` was acknowledged.
-    pub fn update_acked(&mut self, stream: Option<u64>, limit: u64) {
-        self.fc.update_acked(subject(stream), limit);
-    }
-
-    /// A MAX_DATA / MAX_STREAM_DATA we sent with `limit` was lost.
-    pub fn update_lost(&mut self, stream: Option<u64>, limit: u64) {
-        self.fc.update_lost(subject(stream), limit);
+    /// Flow control's timer fired.
+    pub fn on_timeout(&mut self, now: Time, rtt: Option<Rtt>) {
+        self.fc.on_timeout(self.instant(now), rtt);
     }
 
     /// The window changes flow control made since the last call.
@@ -283,10 +305,6 @@ impl RecvStreams {
     pub fn conn_window(&self) -> u64 {
         self.fc.connection().window()
     }
-}
-
-fn subject(stream: Option<u64>) -> Subject {
-    stream.map_or(Subject::Connection, |id| Subject::Stream(StreamId(id)))
 }
 
 fn fc_err(e: neqo_fc::Error) -> TransportError {

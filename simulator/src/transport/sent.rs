@@ -21,15 +21,8 @@ pub enum SentFrame {
         /// Carried FIN.
         fin: bool,
     },
-    /// MAX_DATA with this limit.
-    MaxData(u64),
-    /// MAX_STREAM_DATA.
-    MaxStreamData {
-        /// Stream ID.
-        id: u64,
-        /// Limit.
-        limit: u64,
-    },
+    /// MAX_DATA, MAX_STREAM_DATA or MAX_STREAMS, as flow control made it.
+    Update(neqo_fc::UpdateFrame),
     /// DATA_BLOCKED at this limit.
     DataBlocked(u64),
     /// STREAM_DATA_BLOCKED.

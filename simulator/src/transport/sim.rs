@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use neqo_fc::ValidConfig;
+
 use crate::{
     event::{EventHash, EventQueue},
     metrics::{Metrics, Sample},
@@ -59,8 +61,22 @@ impl Slab {
 
 /// Runs one scenario to completion (an error, or its time limit).
 #[must_use]
+///
+/// A scenario whose flow-control settings do not validate
+/// ([`Scenario::flow_control`]) simulates nothing: its result carries the
+/// error (code 0x01, INTERNAL_ERROR, with the setting named).
 pub fn run(scenario: &Scenario) -> RunResult {
-    Simulation::new(scenario).run()
+    match scenario.flow_control() {
+        Ok(fc) => Simulation::new(scenario, fc).run(),
+        Err(e) => RunResult {
+            metrics: crate::metrics::Metrics {
+                error: Some((0x01, format!("invalid flow-control settings: {e}"))),
+                ..crate::metrics::Metrics::default()
+            },
+            series: Vec::new(),
+            trace: Vec::new(),
+        },
+    }
 }
 
 /// One run in progress.
@@ -97,16 +113,11 @@ fn slot(e: Endpoint) -> usize {
 }
 
 impl Simulation {
-    /// Sets up both endpoints and paths for `s`.
+    /// Sets up both endpoints and paths for `s`, whose flow-control
+    /// settings validated as `fc` ([`Scenario::flow_control`]).
     #[must_use]
-    pub fn new(s: &Scenario) -> Self {
+    pub fn new(s: &Scenario, fc: ValidConfig) -> Self {
         let streams = u64::from(s.workload.streams.max(1));
-        // The application's stack advertises enough concurrent streams
-        // (initial_max_streams) for its workload.
-        let mut fc = s.fc;
-        if let Some(b) = &mut fc.budget {
-            b.max_streams = b.max_streams.max(streams);
-        }
         let base = ConnConfig {
             endpoint: Endpoint::Client,
             max_datagram: s.max_datagram_size,

@@ -1,0 +1,251 @@
+//! The rebalancing pass of [`ConnectionFlow`], on its own timer: once per
+//! smoothed RTT (a quarter RTT early when a share is stale) it measures
+//! the connection's need, finds the streams that read, returns idle and
+//! slow-reading streams toward their seed, and lets the streams still
+//! reading inherit the share of the ones that stopped. Also the
+//! per-stream share cap that stream updates apply while several streams
+//! read, and the connection floor that keeps the connection window above
+//! what streams may use.
+//!
+//! Timer contract: [`ConnectionFlow::next_timeout`] says when the pass is
+//! due (`None`: no pass pending — no budget, reclaim off, or no RTT sample
+//! seen yet); when the stack's clock reaches it, it calls
+//! [`ConnectionFlow::on_timeout`] with every open stream, then writes the
+//! updates that became due. Calling early is harmless (nothing happens);
+//! calling late only delays the pass.
+
+use std::time::{Duration, Instant};
+
+use super::{ConnectionFlow, StreamReceiver};
+use crate::{ChangeReason, Rtt, Tuner, math};
+
+/// The pass's timer and what it measured last time.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PassState {
+    /// When the next regular pass is due; `None` until armed.
+    next: Option<Instant>,
+    /// Time of the last pass (or of arming) and the smoothed RTT then.
+    last: Option<(Instant, Duration)>,
+    /// Connection `retired` and `consumed` at the last pass.
+    conn_mark: (u64, u64),
+    /// Streams that read something in the last pass (≥ 1).
+    active: u64,
+    /// The measured need has stopped growing once (the start-up ramp is
+    /// over): from then on a stream's share may go below its seed.
+    ramped: bool,
+    /// `connection_floor ×` the bytes moved per RTT at the last pass.
+    last_need: u64,
+    /// Since the last pass a stream reported *_BLOCKED at a limit its
+    /// share set, and the data bore the report out.
+    pub(super) share_blocked: bool,
+    /// Streams that retired something since the last pass.
+    pub(super) readers_since_pass: u64,
+}
+
+impl<T: Tuner> ConnectionFlow<T> {
+    /// True when this connection runs rebalancing passes.
+    fn rebalancing(&self) -> bool {
+        self.config.budget.is_some_and(|b| b.idle_rtts > 0)
+    }
+
+    /// Starts the pass timer at the first call that has an RTT sample.
+    pub(super) fn arm_timer(&mut self, now: Instant, rtt: Option<Rtt>) {
+        if self.pass.next.is_some() || !self.rebalancing() {
+            return;
+        }
+        let Some(rtt) = rtt else { return };
+        let srtt = rtt.smoothed().max(Duration::from_millis(1));
+        self.pass.next = now.checked_add(srtt);
+        self.pass.last = Some((now, srtt));
+        self.pass.conn_mark = (self.conn.retired(), self.conn.consumed());
+        self.pass.active = self.pass.active.max(1);
+    }
+
+    /// A stream blocked at its share while fewer than a quarter of the
+    /// streams that read in the last pass have read since: the others
+    /// stopped reading and the share is stale, so the pass may come a
+    /// quarter RTT after the last one rather than a whole RTT — at most
+    /// four passes per RTT, however many *_BLOCKED arrive.
+    fn early_pass_at(&self) -> Option<Instant> {
+        let (last, srtt) = self.pass.last?;
+        (self.pass.share_blocked
+            && self.pass.readers_since_pass.saturating_mul(4) < self.pass.active)
+            .then(|| last.checked_add(srtt / 4))
+            .flatten()
+    }
+
+    /// When [`ConnectionFlow::on_timeout`] should next be called; `None`
+    /// while no pass is pending.
+    pub fn next_timeout(&self) -> Option<Instant> {
+        let next = self.pass.next?;
+        Some(self.early_pass_at().map_or(next, |early| early.min(next)))
+    }
+
+    /// The timer from [`ConnectionFlow::next_timeout`] fired: runs the
+    /// rebalancing pass if it is due at `now`. `for_each` must call its
+    /// argument once for every open stream of this connection (it is
+    /// called twice per pass), e.g.
+    /// `|visit| streams.values_mut().for_each(|s| visit(s))`. Windows
+    /// change; limits never shrink (credit already granted stays). Returns
+    /// true if a pass ran; then check the streams for due updates.
+    ///
+    /// - A stream whose application retired nothing for `idle_rtts` RTTs
+    ///   returns to its seed window; one that retired less than half its
+    ///   window per RTT over `idle_rtts` RTTs, with data waiting unread,
+    ///   shrinks to twice what it used.
+    /// - Streams that are reading share the connection's estimated need:
+    ///   each busy one is raised to at least `estimate / (floor × active
+    ///   streams)` (within the cap), so when others stall the ones still
+    ///   reading inherit their share at once instead of ramping up.
+    pub fn on_timeout<F>(&mut self, now: Instant, rtt: Option<Rtt>, mut for_each: F) -> bool
+    where
+        F: FnMut(&mut dyn FnMut(&mut StreamReceiver)),
+    {
+        self.arm_timer(now, rtt);
+        let (Some(budget), Some(rtt), Some(next)) = (self.config.budget, rtt, self.pass.next)
+        else {
+            return false;
+        };
+        if now < next && self.early_pass_at().is_none_or(|early| now < early) {
+            return false;
+        }
+        let srtt = rtt.smoothed().max(Duration::from_millis(1));
+        let then = self.pass.last.map_or(now, |(t, _)| t);
+        self.pass.share_blocked = false;
+        self.pass.next = now.checked_add(srtt);
+        self.pass.last = Some((now, srtt));
+        self.pass.readers_since_pass = 0;
+        // The aggregate rate over the last pass, scaled to one RTT: bytes
+        // both received and retired (the smaller count), so neither data
+        // parked unread nor a burst of reading old data inflates it.
+        let interval = now
+            .saturating_duration_since(then)
+            .max(Duration::from_micros(1));
+        let (retired_then, consumed_then) = self.pass.conn_mark;
+        self.pass.conn_mark = (self.conn.retired(), self.conn.consumed());
+        let moved = (self.conn.retired() - retired_then).min(self.conn.consumed() - consumed_then);
+        // Scaled by the base RTT: queueing delay is not a need.
+        let per_rtt = math::mul_div(moved, math::nanos(rtt.min()), math::nanos(interval));
+        let need = self.config.connection_floor.of_ceil(per_rtt);
+        // The start-up ramp is over once the measured need stops growing
+        // (within an eighth of the last pass's) — a doubling sender grows
+        // it ×2 per RTT until the path or the reader limits it.
+        let last_need = self.pass.last_need;
+        if need > 0 && last_need > 0 && need <= last_need.saturating_add(last_need / 8) {
+            self.pass.ramped = true;
+        }
+        self.pass.last_need = need;
+        self.estimate = self.estimate.max(need);
+        let idle_after = srtt.saturating_mul(budget.idle_rtts);
+        let mut active = 0u64;
+        let changes = &mut self.changes;
+        for_each(&mut |e: &mut StreamReceiver| {
+            let used = e.fc.retired() - e.retired_at_mark;
+            e.retired_at_mark = e.fc.retired();
+            // Window-limited: it read at least a quarter of its window per
+            // RTT in this pass and little is waiting unread. A slow reader
+            // has its window full of unread data and could not use more.
+            // Per RTT, as passes can come early (a stale share).
+            let used_per_rtt = math::mul_div(used, math::nanos(srtt), math::nanos(interval));
+            e.busy = used > 0
+                && used_per_rtt >= e.fc.window() / 4
+                && e.fc.unretired() < e.fc.window() / 4;
+            e.used_in_period = e.used_in_period.saturating_add(used);
+            e.passes = e.passes.saturating_add(1);
+            if used > 0 || e.last_active.is_none() {
+                e.last_active = Some(now);
+            }
+            if used > 0 {
+                active += 1;
+            }
+            let last_active = e.last_active.unwrap_or(now);
+            let shrink_to = if now.saturating_duration_since(last_active) >= idle_after {
+                Some(e.seed)
+            } else if e.passes >= budget.idle_rtts {
+                let want = (e.used_in_period / u64::from(e.passes))
+                    .saturating_mul(2)
+                    .max(e.seed);
+                e.used_in_period = 0;
+                e.passes = 0;
+                // Slow *reader*: data waits unread. A stream whose buffer
+                // is empty reads all it gets; its sender (or the sender's
+                // scheduler, sharing the link with other streams) is what
+                // is slow, and a smaller window would only make its next
+                // burst look like excess to the tuner.
+                let reader_behind = e.fc.unretired() >= e.fc.window() / 4;
+                (reader_behind && want < e.fc.window() / 2).then_some(want)
+            } else {
+                None
+            };
+            if let Some(w) = shrink_to
+                && w < e.fc.window()
+                && let Some(c) = e.fc.set_window_at(w, ChangeReason::Reclaim, Some(now))
+            {
+                changes.push(c);
+            }
+        });
+        self.pass.active = active.max(1);
+        let share = self.estimate.checked_div(active).map(|per_stream| {
+            let floor = self.config.connection_floor;
+            math::mul_div(per_stream, u64::from(floor.den()), u64::from(floor.num()))
+                .min(self.config.max_stream_window)
+        });
+        let mut largest = 0;
+        for_each(&mut |e: &mut StreamReceiver| {
+            if let Some(share) = share
+                && e.busy
+                && e.fc.window() < share
+                && let Some(c) = e.fc.raise_window_at(share, ChangeReason::Budget, Some(now))
+            {
+                changes.push(c);
+            }
+            largest = largest.max(e.fc.window());
+        });
+        self.largest_window = largest;
+        // Raised windows need connection credit too.
+        self.cover_stream(largest, Some(now));
+        true
+    }
+
+    /// The most credit one stream may hold while several read:
+    /// `max(floor, estimate / active streams)` with a budget, where the
+    /// floor is the stream's seed during the start-up ramp (the estimate
+    /// trails a doubling sender) and `update_fraction × initial window`
+    /// after it (so streams that stall park little); unbounded without a
+    /// budget or while at most one stream reads.
+    pub(super) fn stream_share_cap(&self, seed: u64, initial: u64) -> u64 {
+        if self.config.budget.is_none() || self.pass.active <= 1 {
+            return u64::MAX;
+        }
+        let floor = if self.pass.ramped {
+            self.config.update_fraction.of(initial)
+        } else {
+            seed
+        };
+        (self.estimate / self.pass.active).max(floor)
+    }
+
+    /// Keeps the connection window ≥ floor × the largest stream window
+    /// and — with a budget — ≥ the credit committed to streams (divided by
+    /// `1 − update_fraction`, for the update lag): the peer may fill every
+    /// stream it was given credit on, and data parked in a slow stream
+    /// must not use up the connection credit of the others. The budget,
+    /// not the connection window, then bounds memory.
+    pub(super) fn cover_stream(&mut self, stream_window: u64, now: Option<Instant>) {
+        self.largest_window = self.largest_window.max(stream_window);
+        let mut floor = self.config.connection_floor.of_ceil(self.largest_window);
+        if self.config.budget.is_some() {
+            let f = self.config.update_fraction;
+            let usable = u64::from(f.den() - f.num()).max(1);
+            floor = floor.max(math::mul_div_ceil(
+                self.ledger.committed,
+                u64::from(f.den()),
+                usable,
+            ));
+        }
+        let change = self
+            .conn
+            .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
+        self.push_change(change);
+    }
+}

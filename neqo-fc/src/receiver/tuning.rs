@@ -1,0 +1,89 @@
+//! The tuning step's bookkeeping: what a [`crate::Tuner`] is shown when an
+//! update is about to be sent, and when it is shown nothing at all.
+//!
+//! A step measures the interval since the previous step: how long it
+//! lasted and how many bytes both arrived and were read in it. An interval
+//! that cannot be judged is not closed — its bytes and time carry over to
+//! the next step:
+//! - the first update only starts the first interval;
+//! - fewer than a whole quantum (`update_fraction × window`) read since
+//!   the previous step: an update that a *_BLOCKED or a lost frame
+//!   triggered can follow the previous one by microseconds, and one read
+//!   burst must not look like a rate the reader never sustains;
+//! - no RTT sample yet (the stack passes `None`);
+//! - time did not move forward: a repeated `now` (every datagram of a GRO
+//!   batch shares one) or one that went backwards.
+
+use std::time::Instant;
+
+use super::ReceiverFlowControl;
+use crate::{ChangeReason, FlowSubject, Rtt, TuneInput, Tuner, WindowChange};
+
+/// Where the previous tuning step left off.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct StepMarks {
+    /// Time of the previous step; `None` before the first.
+    at: Option<Instant>,
+    /// `retired` then.
+    retired: u64,
+    /// `consumed` then.
+    consumed: u64,
+}
+
+impl<S: FlowSubject> ReceiverFlowControl<S> {
+    /// One tuning step, as an update is about to be sent. Returns the
+    /// window change, if the tuner grew the window.
+    pub(super) fn tuning_step<T: Tuner + ?Sized>(
+        &mut self,
+        now: Instant,
+        rtt: Option<Rtt>,
+        tuner: &T,
+    ) -> Option<WindowChange> {
+        let Some(last) = self.step.at else {
+            self.close_interval(now);
+            return None;
+        };
+        let quantum = self.update_fraction.of(self.max_active).max(1);
+        if self.retired - self.step.retired < quantum {
+            return None;
+        }
+        let rtt = rtt?;
+        let elapsed = now.checked_duration_since(last).filter(|d| !d.is_zero())?;
+        // Bytes that both arrived and were read in the interval: reading
+        // data that waited behind a gap (after a loss) or in the buffer
+        // releases many bytes at once that did not flow in this interval,
+        // and must not look like a higher rate.
+        let delivered = (self.retired - self.step.retired).min(self.consumed - self.step.consumed);
+        let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
+        self.close_interval(now);
+        let input = TuneInput {
+            kind: self.subject.kind(),
+            window: self.max_active,
+            max_window: self.max_window,
+            delivered,
+            elapsed,
+            rtt,
+            update_fraction: self.update_fraction,
+            drained_at_limit,
+        };
+        // The tuner's word, within [window, cap]; a window already above
+        // the cap (set by rebalancing) stays.
+        let wanted = tuner.tune(&input).min(self.max_window);
+        let new = wanted.max(self.max_active);
+        self.change_window(
+            new,
+            ChangeReason::AutoTune,
+            Some(now),
+            tuner.rtt_used(rtt),
+            elapsed,
+        )
+    }
+
+    fn close_interval(&mut self, now: Instant) {
+        self.step = StepMarks {
+            at: Some(now),
+            retired: self.retired,
+            consumed: self.consumed,
+        };
+    }
+}

@@ -1,0 +1,165 @@
+//! The update rule: when a MAX_DATA / MAX_STREAM_DATA is due, what limit it
+//! carries, and what a lost or acknowledged one, or a *_BLOCKED from the
+//! peer, changes.
+
+use std::time::Instant;
+
+use super::ReceiverFlowControl;
+use crate::{FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
+
+/// A limit to put in a MAX_DATA / MAX_STREAM_DATA frame now, and the window
+/// change (if any) that the tuning step made while computing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Update {
+    /// The new limit (`Maximum Data` / `Maximum Stream Data`).
+    pub limit: u64,
+    /// Set when the tuner grew the window at this step.
+    pub change: Option<WindowChange>,
+}
+
+impl<S: FlowSubject> ReceiverFlowControl<S> {
+    /// True when a MAX_DATA / MAX_STREAM_DATA frame should be sent:
+    /// - the frame carrying the latest limit was lost; or
+    /// - the limit can be extended and either the peer reported *_BLOCKED
+    ///   at a limit the data received has since reached (see
+    ///   [`ReceiverFlowControl::blocked_received`]) or at least
+    ///   `update_fraction × window` bytes have been retired since the limit
+    ///   was set (one byte less is not enough).
+    ///
+    /// Never true once the stream's final size is known.
+    pub fn update_due(&self) -> bool {
+        if self.final_size.is_some() {
+            return false;
+        }
+        if self.resend_pending {
+            return true;
+        }
+        self.blocked() && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
+            || self.threshold_reached()
+    }
+
+    /// The peer reported *_BLOCKED at a limit that the data received has
+    /// reached: its claim is borne out.
+    fn blocked(&self) -> bool {
+        self.blocked_at.is_some_and(|at| self.consumed >= at)
+    }
+
+    /// The smallest extension worth answering a *_BLOCKED with: an eighth
+    /// of the update threshold (at least one byte). Without it a reader
+    /// that reads a few bytes at a time against a blocked sender turns
+    /// every read into a MAX_* / *_BLOCKED pair.
+    fn blocked_step(&self) -> u64 {
+        (self.update_fraction.of(self.max_active) / 8).max(1)
+    }
+
+    /// At least `update_fraction × window` bytes (and at least one) were
+    /// retired since the limit was set: `retired + window − limit ≥
+    /// threshold`.
+    fn threshold_reached(&self) -> bool {
+        let threshold = self.update_fraction.of(self.max_active).max(1);
+        self.target().saturating_sub(self.max_allowed) >= threshold
+    }
+
+    /// Call when writing a MAX_DATA / MAX_STREAM_DATA frame: runs one
+    /// tuning step, raises the limit to `retired + window` (never lowers
+    /// it) and returns the limit to send, or `None` when no update is due.
+    ///
+    /// `now` is the caller's clock; `rtt` its RFC 9002 estimate, `None`
+    /// before its first sample (the update is sent, no window is tuned).
+    /// See `receiver/tuning.rs` for when a step tunes.
+    pub fn send_update<T: Tuner + ?Sized>(
+        &mut self,
+        now: Instant,
+        rtt: Option<Rtt>,
+        tuner: &T,
+    ) -> Option<Update> {
+        self.send_update_capped(now, rtt, tuner, MAX_VARINT)
+    }
+
+    /// As [`ReceiverFlowControl::send_update`], but the new limit is at
+    /// most `max_limit` (a memory budget's share); never below the current
+    /// limit. Returns `None` if no update is due, or if the cap leaves
+    /// nothing to extend and no lost frame needs re-sending.
+    pub fn send_update_capped<T: Tuner + ?Sized>(
+        &mut self,
+        now: Instant,
+        rtt: Option<Rtt>,
+        tuner: &T,
+        max_limit: u64,
+    ) -> Option<Update> {
+        if !self.update_due() || (max_limit <= self.max_allowed && !self.resend_pending) {
+            return None;
+        }
+        let change = self.tuning_step(now, rtt, tuner);
+        // Due means `target > limit` (or a resend), and the cap is above
+        // the limit, so this never lowers the limit.
+        self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
+        self.resend_pending = false;
+        // This update answers a borne-out *_BLOCKED; one whose data is
+        // still on its way waits for it.
+        if self.blocked() {
+            self.blocked_at = None;
+        }
+        Some(Update {
+            limit: self.max_allowed,
+            change,
+        })
+    }
+
+    /// True while the frame carrying the current limit must be re-sent.
+    pub fn resend_pending(&self) -> bool {
+        self.resend_pending
+    }
+
+    /// Bytes the limit would grow by if an update were sent now without a
+    /// cap: `retired + window − limit` (0 if none).
+    pub fn wanted_extension(&self) -> u64 {
+        self.target().saturating_sub(self.max_allowed)
+    }
+
+    /// The peer sent DATA_BLOCKED / STREAM_DATA_BLOCKED saying it is blocked
+    /// at `limit` (the frame's `Maximum Data` / `Maximum Stream Data`, RFC
+    /// 9000 §19.12, §19.13). The claim is recorded (the highest one not yet
+    /// answered) and counts once the data received reaches `limit`: from
+    /// then on an update is due as soon as the limit can be extended by
+    /// the *_BLOCKED step.
+    ///
+    /// A sender is blocked only when it has sent everything up to its
+    /// limit, so a claim the data does not bear out cannot advance an
+    /// update: a peer that puts *_BLOCKED in every packet gets updates (and
+    /// tuning steps) no sooner than one that reports honestly. The frame
+    /// usually arrives after that data; if the data is still on its way
+    /// (reordered, or retransmitted after a loss), the claim waits for it.
+    /// A stale claim (below our limit: the sender used up an older limit)
+    /// still counts, as the sender was starved for credit. Returns `false`
+    /// — the frame changes nothing — for a limit above the one we
+    /// advertised (no honest peer is blocked there) or once the final size
+    /// is known. Constant work, so a flood of these costs nothing more.
+    pub fn blocked_received(&mut self, limit: u64) -> bool {
+        if self.final_size.is_some() || limit > self.max_allowed {
+            return false;
+        }
+        // A claim already borne out stands until an update answers it.
+        if !self.blocked() {
+            self.blocked_at = Some(self.blocked_at.map_or(limit, |at| at.max(limit)));
+        }
+        true
+    }
+
+    /// The packet carrying the update with `limit` was declared lost. Only
+    /// the frame carrying the latest limit is re-sent; losing an older one
+    /// changes nothing (a newer limit is already on its way).
+    pub fn update_lost(&mut self, limit: u64) {
+        if limit == self.max_allowed && self.acked_limit < limit && self.final_size.is_none() {
+            self.resend_pending = true;
+        }
+    }
+
+    /// The packet carrying the update with `limit` was acknowledged.
+    pub fn update_acked(&mut self, limit: u64) {
+        self.acked_limit = self.acked_limit.max(limit);
+        if self.acked_limit >= self.max_allowed {
+            self.resend_pending = false;
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Helpers shared by the integration tests: a fixed time base (results
+//! depend only on differences between instants, so every run is the same),
+//! RTT samples, and driving a [`ConnectionReceiver`] the way a stack does
+//! (the rebalancing pass on its timer, then the updates).
+
+#![allow(dead_code)]
+
+use std::{
+    sync::LazyLock,
+    time::{Duration, Instant},
+};
+
+use neqo_fc::{ConnectionReceiver, Rtt, Tuner, UpdateFrame};
+
+static BASE: LazyLock<Instant> = LazyLock::new(Instant::now);
+
+/// The epoch every test's clock counts from.
+pub fn base() -> Instant {
+    *BASE
+}
+
+/// `ms` milliseconds after the epoch.
+pub fn at(ms: u64) -> Instant {
+    base() + Duration::from_millis(ms)
+}
+
+/// `d` after the epoch (for tests that keep time as a `Duration`).
+pub fn at_d(d: Duration) -> Instant {
+    base() + d
+}
+
+/// Milliseconds.
+pub fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+/// An RTT sample of `ms` milliseconds (smoothed = min).
+pub fn rtt_ms(ms: u64) -> Option<Rtt> {
+    Rtt::from_sample(Duration::from_millis(ms))
+}
+
+/// What a stack does when it builds a packet at `now`: fire the pass timer
+/// if it is due (`next_timeout() <= now`), then write every update due.
+pub fn drive<T: Tuner>(
+    rx: &mut ConnectionReceiver<T>,
+    now: Instant,
+    rtt: Option<Rtt>,
+) -> Vec<UpdateFrame> {
+    fire_timer(rx, now, rtt);
+    let mut out = Vec::new();
+    while let Some(u) = rx.next_update(now, rtt) {
+        out.push(u);
+    }
+    out
+}
+
+/// Runs the rebalancing pass if its timer is due at `now`.
+pub fn fire_timer<T: Tuner>(
+    rx: &mut ConnectionReceiver<T>,
+    now: Instant,
+    rtt: Option<Rtt>,
+) -> bool {
+    if rx.next_timeout().is_some_and(|t| t <= now) {
+        rx.on_timeout(now, rtt);
+        true
+    } else {
+        false
+    }
+}
+
+/// The latest `Instant` this platform can represent after the epoch (to
+/// within a second): "the end of time" for tests of huge clocks.
+pub fn far_future() -> Instant {
+    static END: LazyLock<Instant> = LazyLock::new(find_far_future);
+    *END
+}
+
+/// `d` after the epoch, or [`far_future`] if that is not representable:
+/// a clock that can be pushed as far as `Duration::MAX`.
+pub fn at_saturating(d: Duration) -> Instant {
+    base().checked_add(d).unwrap_or_else(far_future)
+}
+
+fn find_far_future() -> Instant {
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if base().checked_add(Duration::from_secs(mid)).is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    base() + Duration::from_secs(lo)
+}
