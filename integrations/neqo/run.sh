@@ -93,11 +93,13 @@ apt_install() { # apt_install REASON PACKAGE...
   fi
   command -v apt-get >/dev/null || die "$reason: install $* with your package manager"
   say "$reason: installing $* with apt-get"
+  local log="$WORK_DIR/logs/apt.log"
   if [[ $APT_UPDATED -eq 0 ]]; then
-    "${sudo[@]}" apt-get update -qq >/dev/null
+    "${sudo[@]}" apt-get update -qq >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "apt-get update failed; log: $log"; }
     APT_UPDATED=1
   fi
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >/dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$log" 2>&1 ||
+    { tail -n 20 "$log" >&2; die "apt-get install $* failed; log: $log"; }
 }
 
 have_libclang() {
