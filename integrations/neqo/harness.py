@@ -324,8 +324,9 @@ def print_tables(runs, variants):
         rows = [r for r in runs if r["path"] == path and r["ecn"] == ecn]
         q = ("queue = 1 BDP, tail drop" if path == "mission"
              else f"queue = {rows[0]['queue_bytes']:,} B" + (", CoDel" if ecn else ", tail drop"))
-        gib = rows[0]["bytes"] / (1 << 30)
-        print(f"\n{path}, ECN {'on' if ecn else 'off'} (1 Gbit/s, {q}, {gib:g} GiB per run)")
+        n = rows[0]["bytes"]
+        size = f"{n >> 30} GiB" if n % (1 << 30) == 0 else f"{n:,} bytes"
+        print(f"\n{path}, ECN {'on' if ecn else 'off'} (1 Gbit/s, {q}, {size} per run)")
         print("  goodput Mbit/s | peak stream window / BDP | packets lost | STREAM_DATA_BLOCKED/DATA_BLOCKED received")
         head = f"  {'RTT':>6}"
         for v in variants:

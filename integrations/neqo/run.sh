@@ -370,10 +370,16 @@ fi
 # ---------------------------------------------------------------- 7. matrix
 step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
 t=$SECONDS
-matrix=(--exe-main "$(exe_for main)" --variants "$VARIANTS" --paths "$PATHS_"
+EXE_MAIN=$(exe_for main) || exit 1
+matrix=(--exe-main "$EXE_MAIN" --variants "$VARIANTS" --paths "$PATHS_"
   --bytes "$BYTES" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
   --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
-[[ $HAVE_FC -eq 1 ]] && matrix+=(--exe-fc "$(exe_for fc)") || matrix+=(--skip-reason "$FC_SKIP")
+if [[ $HAVE_FC -eq 1 ]]; then
+  EXE_FC=$(exe_for fc) || exit 1
+  matrix+=(--exe-fc "$EXE_FC")
+else
+  matrix+=(--skip-reason "$FC_SKIP")
+fi
 [[ $QUICK -eq 1 ]] && matrix+=(--quick)
 [[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
 [[ -n $JSON ]] && matrix+=(--json "$JSON")
