@@ -1,0 +1,405 @@
+#!/usr/bin/env bash
+# Build real neqo (Mozilla's QUIC stack) with our harness patch, run neqo's
+# own transport tests, and measure bulk transfers in neqo's deterministic
+# test-fixture simulator, variant by variant.  See README.md next to this
+# file.  Everything built goes to $WORK_DIR (default target/neqo-integration).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+HARNESS=("python3" "$HERE/harness.py")
+# Bump when the way trees are prepared changes, so old trees are rebuilt.
+PREP_VERSION=2
+NSS_MIN=3.126
+
+usage() {
+  cat <<'EOF'
+usage: integrations/neqo/run.sh [options]
+
+  --quick          CI subset: mission path at 20, 50, 80 ms; bench path at 40 ms
+  --json FILE      write the results (tests and every run) as JSON
+  --skip-tests     do not run neqo's test suite
+  --only-matrix    no preparing, building or testing: run the matrix with the
+                   binaries of the last build (fails if the patches changed since)
+  --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc
+  --paths LIST     comma-separated, default mission,bench
+  --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
+  --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
+  --jobs N         simulations at a time (default 2)
+  -h, --help       this text
+
+environment: WORK_DIR, NEQO_SRC, NSS_RS_SRC, NSS_DEBS, NSS_DIR, FC_CRATE (see README.md)
+EOF
+}
+
+step() { printf '\n== %s\n' "$*"; }
+say() { printf '   %s\n' "$*"; }
+die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
+
+QUICK=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
+VARIANTS=neqo-main,unlimited,neqo-fc PATHS_=mission,bench RTTS="" BYTES=1073741824 JOBS=2
+ARGS=("$@")
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --json) JSON=$(realpath -m "${2:?--json needs a file}"); shift ;;
+    --skip-tests) SKIP_TESTS=1 ;;
+    --only-matrix) ONLY_MATRIX=1 SKIP_TESTS=1 ;;
+    --variants) VARIANTS=${2:?}; shift ;;
+    --paths) PATHS_=${2:?}; shift ;;
+    --rtts) RTTS=${2:?}; shift ;;
+    --bytes) BYTES=${2:?}; shift ;;
+    --jobs) JOBS=${2:?}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option $1" ;;
+  esac
+  shift
+done
+
+WORK_DIR=$(realpath -m "${WORK_DIR:-$ROOT/target/neqo-integration}")
+NEQO_SRC=$(realpath -m "${NEQO_SRC:-$ROOT/../shared/vendor/neqo-80ca01e.tar.gz}")
+NSS_RS_SRC=$(realpath -m "${NSS_RS_SRC:-$ROOT/../shared/vendor/nss-rs-63c6304.tar.gz}")
+NSS_DEBS=$(realpath -m "${NSS_DEBS:-$ROOT/../shared/vendor/nss}")
+FC_CRATE=$(realpath -m "${FC_CRATE:-$ROOT/neqo-fc}")
+export CARGO_TARGET_DIR="$WORK_DIR/cargo-target" # shared by both trees
+export CARGO_PROFILE_BENCH_LTO=false             # faster builds; same simulated results
+export CARGO_INCREMENTAL=0
+mkdir -p "$WORK_DIR/logs" "$WORK_DIR/bin"
+
+T_START=$SECONDS
+declare -A TIMES=()
+timed() { # timed LABEL SECONDS_AT_START
+  TIMES[$1]=$((SECONDS - $2))
+}
+
+shopt -s nullglob
+HARNESS_PATCHES=("$HERE"/patches/harness/*.patch)
+FC_PATCHES=("$HERE"/patches/neqo-fc/*.patch)
+shopt -u nullglob
+[[ ${#HARNESS_PATCHES[@]} -gt 0 ]] || die "no patches in $HERE/patches/harness"
+
+version_ge() { # version_ge HAVE WANT
+  [[ -n $1 ]] && printf '%s\n%s\n' "$2" "$1" | sort -V -C
+}
+
+APT_UPDATED=0
+apt_install() { # apt_install REASON PACKAGE...
+  local reason=$1
+  shift
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || die "$reason: install $* (apt-get install -y $*); not root and no sudo"
+    sudo=(sudo -n)
+  fi
+  command -v apt-get >/dev/null || die "$reason: install $* with your package manager"
+  say "$reason: installing $* with apt-get"
+  local log="$WORK_DIR/logs/apt.log"
+  if [[ $APT_UPDATED -eq 0 ]]; then
+    "${sudo[@]}" apt-get update -qq >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "apt-get update failed; log: $log"; }
+    APT_UPDATED=1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$log" 2>&1 ||
+    { tail -n 20 "$log" >&2; die "apt-get install $* failed; log: $log"; }
+}
+
+have_libclang() {
+  [[ -n ${LIBCLANG_PATH:-} ]] && return 0
+  ldconfig -p 2>/dev/null | grep -Eq 'libclang(-[0-9.]+)?\.so' && return 0
+  compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || compgen -G '/usr/lib/llvm-*/lib/libclang-[0-9]*.so*' >/dev/null
+}
+
+# ---------------------------------------------------------------- 1. tools
+step "tools"
+for t in cargo python3 git tar gzip sha256sum; do
+  command -v "$t" >/dev/null || die "$t not found"
+done
+if [[ $ONLY_MATRIX -eq 0 ]]; then
+  command -v pkg-config >/dev/null || apt_install "pkg-config is missing (nss-rs finds NSS with it)" pkg-config
+  have_libclang || apt_install "libclang is missing (bindgen in nss-rs needs it)" libclang-dev
+fi
+say "$(cargo --version), $(python3 --version)"
+
+# ------------------------------------------------------------------ 2. NSS
+step "NSS (nss-rs needs >= $NSS_MIN at build and run time)"
+NSS_INFO=""
+if [[ -n ${NSS_DIR:-} ]]; then
+  # nss-rs's own mechanism: an NSS source checkout it builds (or, with
+  # NSS_PREBUILT=1, has built) into $NSS_DIR/../dist.
+  export NSS_DIR
+  export LD_LIBRARY_PATH="$(dirname "$NSS_DIR")/dist/Release/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  NSS_INFO="NSS_DIR"
+  say "using NSS_DIR=$NSS_DIR (nss-rs builds and links it itself)"
+else
+  sys_ver=$(pkg-config --modversion nss 2>/dev/null || true)
+  if version_ge "$sys_ver" "$NSS_MIN"; then
+    NSS_INFO="system $sys_ver"
+    say "system NSS $sys_ver"
+  else
+    say "system NSS is ${sys_ver:-absent}; using the packages in $NSS_DEBS"
+    shopt -s nullglob
+    debs=("$NSS_DEBS"/*.deb)
+    shopt -u nullglob
+    [[ ${#debs[@]} -gt 0 ]] || die "no .deb files in NSS_DEBS=$NSS_DEBS (need NSS >= $NSS_MIN)"
+    command -v dpkg >/dev/null || die "dpkg not found (needed to unpack $NSS_DEBS)"
+    nss_root="$WORK_DIR/nss"
+    stamp=$("${HARNESS[@]}" fingerprint "${debs[@]}")
+    if [[ -f $nss_root/.stamp && $(<"$nss_root/.stamp") == "$stamp" ]]; then
+      say "reusing $nss_root"
+    else
+      rm -rf "$nss_root"
+      mkdir -p "$nss_root"
+      for d in "${debs[@]}"; do
+        say "dpkg -x $(basename "$d")"
+        dpkg -x "$d" "$nss_root"
+      done
+      echo "$stamp" >"$nss_root/.stamp"
+    fi
+    pc=$(find "$nss_root" -name nss.pc -print -quit)
+    [[ -n $pc ]] || die "no nss.pc in $NSS_DEBS (is libnss3-dev there?)"
+    export PKG_CONFIG_LIBDIR=$(dirname "$pc")
+    export PKG_CONFIG_SYSROOT_DIR=$nss_root
+    export PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 # else pkgconf drops -L and the system NSS gets linked
+    libdir=$(dirname "$PKG_CONFIG_LIBDIR")
+    export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    deb_ver=$(pkg-config --modversion nss)
+    version_ge "$deb_ver" "$NSS_MIN" || die "NSS in $NSS_DEBS is $deb_ver, need >= $NSS_MIN"
+    NSS_INFO="$deb_ver from .deb packages"
+    say "NSS $deb_ver unpacked in $nss_root (PKG_CONFIG_LIBDIR, LD_LIBRARY_PATH set)"
+  fi
+fi
+
+# --------------------------------------------------------------- 3. sources
+step "sources"
+[[ -e $NEQO_SRC ]] || die "NEQO_SRC=$NEQO_SRC does not exist"
+if [[ -f $NEQO_SRC ]]; then
+  NEQO_FP=$(sha256sum "$NEQO_SRC" | cut -d' ' -f1)
+  NEQO_COMMIT=${NEQO_COMMIT:-$(gzip -dc "$NEQO_SRC" 2>/dev/null | git get-tar-commit-id 2>/dev/null || true)}
+else
+  NEQO_FP=$("${HARNESS[@]}" fingerprint "$NEQO_SRC")
+  NEQO_COMMIT=${NEQO_COMMIT:-$(git -C "$NEQO_SRC" rev-parse HEAD 2>/dev/null || true)}
+  if [[ -n $NEQO_COMMIT && -n $(git -C "$NEQO_SRC" status --porcelain 2>/dev/null) ]]; then
+    NEQO_COMMIT="$NEQO_COMMIT-dirty"
+  fi
+fi
+NEQO_COMMIT=${NEQO_COMMIT:-unknown}
+say "neqo:   $NEQO_SRC (commit $NEQO_COMMIT)"
+
+[[ -e $NSS_RS_SRC ]] || die "NSS_RS_SRC=$NSS_RS_SRC does not exist"
+if [[ -f $NSS_RS_SRC ]]; then
+  NSS_RS_DIR="$WORK_DIR/nss-rs"
+  stamp=$(sha256sum "$NSS_RS_SRC" | cut -d' ' -f1)
+  if [[ -f $NSS_RS_DIR/.stamp && $(<"$NSS_RS_DIR/.stamp") == "$stamp" ]]; then
+    say "nss-rs: reusing $NSS_RS_DIR"
+  elif [[ $ONLY_MATRIX -eq 0 ]]; then
+    rm -rf "$NSS_RS_DIR"
+    mkdir -p "$NSS_RS_DIR"
+    tar -xzf "$NSS_RS_SRC" -C "$NSS_RS_DIR" --strip-components=1
+    echo "$stamp" >"$NSS_RS_DIR/.stamp"
+    say "nss-rs: unpacked $NSS_RS_SRC into $NSS_RS_DIR"
+  fi
+else
+  NSS_RS_DIR=$NSS_RS_SRC
+  say "nss-rs: $NSS_RS_DIR"
+fi
+
+if [[ ${#FC_PATCHES[@]} -gt 0 ]]; then
+  HAVE_FC=1
+  say "neqo-fc patches: ${#FC_PATCHES[@]} in patches/neqo-fc/"
+else
+  HAVE_FC=0
+  FC_SKIP="patches/neqo-fc/ holds no *.patch yet"
+  say "neqo-fc patches: none ($FC_SKIP): the neqo-fc variant is skipped"
+fi
+
+# ----------------------------------------------------------------- 4. trees
+# tree_stamp NAME PATCH... -> what a tree is made of; a tree is rebuilt from
+# scratch when this changes.
+tree_stamp() {
+  local name=$1
+  shift
+  echo "prep=$PREP_VERSION tree=$name neqo=$NEQO_FP"
+  local p
+  for p in "$@"; do
+    echo "$(basename "$p") $(sha256sum "$p" | cut -d' ' -f1)"
+  done
+}
+
+# prepare_tree NAME NUM_HARNESS_PATCHES PATCH...
+prepare_tree() {
+  local name=$1 nharness=$2
+  shift 2
+  local dir="$WORK_DIR/trees/$name" stamp
+  stamp=$(tree_stamp "$name" "$@")
+  if [[ -f $dir/.fc-harness-stamp && $(<"$dir/.fc-harness-stamp") == "$stamp" ]]; then
+    say "$name: reusing $dir (same neqo, same patches)"
+  else
+    say "$name: fresh tree in $dir"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    # -m: files get the current time, so cargo rebuilds whatever a fresh
+    # tree holds even if an older build sits in the shared target directory.
+    if [[ -f $NEQO_SRC ]]; then
+      tar -xzmf "$NEQO_SRC" -C "$dir" --strip-components=1
+    else
+      tar -C "$NEQO_SRC" --exclude=./target --exclude=./.git -cf - . | tar -C "$dir" -xmf -
+    fi
+    # The tree is its own git repository: the base commit is neqo plus the
+    # harness patches, so `git diff` there shows exactly the neqo-fc change.
+    local g=(git -C "$dir" -c user.name=fc-harness -c user.email=fc-harness@invalid -c commit.gpgsign=false)
+    "${g[@]}" init -q
+    printf '%s\n' /.fc-harness-stamp /.cargo/config.toml /neqo-fc/ >>"$dir/.git/info/exclude"
+    "${g[@]}" add -A
+    "${g[@]}" commit -q -m "neqo $NEQO_COMMIT"
+    local i=0 p
+    for p in "$@"; do
+      "${g[@]}" apply --whitespace=nowarn "$p" || die "$(basename "$p") does not apply to $NEQO_SRC"
+      say "$name: applied $(basename "$(dirname "$p")")/$(basename "$p")"
+      i=$((i + 1))
+      if [[ $i -eq $nharness ]]; then
+        # Let cargo settle Cargo.lock for the local nss-rs now, so that the
+        # lock file is part of the base commit and not of `git diff`.
+        "${HARNESS[@]}" cargo-config "$dir" "$NSS_RS_DIR"
+        local host
+        host=$(rustc -vV | sed -n 's/^host: //p')
+        (cd "$dir" && cargo metadata -q --format-version 1 --filter-platform "$host" >/dev/null 2>"$WORK_DIR/logs/resolve-$name.log") ||
+          die "cargo cannot resolve the $name tree; see $WORK_DIR/logs/resolve-$name.log"
+        "${g[@]}" add -A
+        "${g[@]}" commit -q -m "fc-harness patches"
+      fi
+    done
+    echo "$stamp" >"$dir/.fc-harness-stamp"
+  fi
+  local distinct=()
+  if [[ $name != main ]]; then
+    # neqo-fc at the workspace root, so a patch can say
+    # `neqo-fc = { path = "../neqo-fc" }`: a generated manifest plus a src/
+    # symlink into this repository (harness.py crate-shim says why not a
+    # plain symlink).
+    [[ -f $FC_CRATE/Cargo.toml ]] || die "FC_CRATE=$FC_CRATE has no Cargo.toml"
+    "${HARNESS[@]}" crate-shim "$FC_CRATE" "$dir/neqo-fc"
+    say "$name: neqo-fc/src -> $FC_CRATE/src"
+    distinct=(--distinct)
+  fi
+  # nss-rs from NSS_RS_SRC instead of github, as a [patch] in cargo's config
+  # (no neqo file changes); for the fc tree also its own artifact names.
+  "${HARNESS[@]}" cargo-config "$dir" "$NSS_RS_DIR" "${distinct[@]}"
+}
+
+if [[ $ONLY_MATRIX -eq 0 ]]; then
+  step "trees in $WORK_DIR/trees"
+  t=$SECONDS
+  prepare_tree main "${#HARNESS_PATCHES[@]}" "${HARNESS_PATCHES[@]}"
+  if [[ $HAVE_FC -eq 1 ]]; then
+    prepare_tree fc "${#HARNESS_PATCHES[@]}" "${HARNESS_PATCHES[@]}" "${FC_PATCHES[@]}"
+  fi
+  timed prepare "$t"
+fi
+
+# ---------------------------------------------------------------- 5. builds
+TREES=(main)
+[[ $HAVE_FC -eq 1 ]] && TREES+=(fc)
+
+if [[ $ONLY_MATRIX -eq 0 ]]; then
+  step "build the fc_matrix bench (bench profile, LTO off; ~4 min cold per 2 cores)"
+  t=$SECONDS
+  for tree in "${TREES[@]}"; do
+    log="$WORK_DIR/logs/build-$tree.log"
+    say "$tree: cargo bench -p neqo-transport --features bench --bench fc_matrix --no-run  (log: $log)"
+    t1=$SECONDS
+    if ! (cd "$WORK_DIR/trees/$tree" &&
+      cargo bench -p neqo-transport --features bench --bench fc_matrix --no-run \
+        --message-format=json-render-diagnostics 2>"$log" |
+      "${HARNESS[@]}" bench-exe >"$WORK_DIR/bin/$tree.exe"); then
+      tail -n 40 "$log" >&2
+      die "building neqo ($tree tree) failed; full log: $log"
+    fi
+    cp "$WORK_DIR/trees/$tree/.fc-harness-stamp" "$WORK_DIR/bin/$tree.stamp"
+    say "$tree: built in $((SECONDS - t1)) s: $(<"$WORK_DIR/bin/$tree.exe")"
+  done
+  timed build "$t"
+fi
+
+exe_for() { # exe_for TREE -> path of the tree's fc_matrix binary, checked fresh
+  local tree=$1 exe stamp
+  [[ -f $WORK_DIR/bin/$tree.exe ]] || die "no $tree build yet; run without --only-matrix first"
+  exe=$(<"$WORK_DIR/bin/$tree.exe")
+  [[ -x $exe ]] || die "$exe is gone; run without --only-matrix"
+  if [[ $tree == fc ]]; then
+    stamp=$(tree_stamp fc "${HARNESS_PATCHES[@]}" "${FC_PATCHES[@]}")
+  else
+    stamp=$(tree_stamp main "${HARNESS_PATCHES[@]}")
+  fi
+  [[ $(<"$WORK_DIR/bin/$tree.stamp") == "$stamp" ]] || die "the $tree build is older than the patches; run without --only-matrix"
+  echo "$exe"
+}
+
+# ----------------------------------------------------------------- 6. tests
+TESTS_JSON=""
+TESTS_BROKEN=0
+if [[ $SKIP_TESTS -eq 0 ]]; then
+  step "neqo's tests: cargo test -p neqo-transport (dev profile), fc tree then main tree"
+  t=$SECONDS
+  # The fc tree first: it is what we judge; main tells which failures are not ours.
+  order=(main)
+  [[ $HAVE_FC -eq 1 ]] && order=(fc main)
+  for tree in "${order[@]}"; do
+    log="$WORK_DIR/logs/test-$tree.log"
+    t1=$SECONDS
+    say "$tree: building the tests (log: $log)"
+    if ! (cd "$WORK_DIR/trees/$tree" && cargo test -p neqo-transport --no-run >"$log" 2>&1); then
+      tail -n 40 "$log" >&2
+      die "neqo's tests do not build on the $tree tree; full log: $log"
+    fi
+    t2=$SECONDS
+    say "$tree: built in $((t2 - t1)) s; running"
+    (cd "$WORK_DIR/trees/$tree" && cargo test -p neqo-transport --no-fail-fast >>"$log" 2>&1) || true
+    say "$tree: ran in $((SECONDS - t2)) s"
+    "${HARNESS[@]}" tests "$log" "$WORK_DIR/logs/tests-$tree.json"
+  done
+  TESTS_JSON="$WORK_DIR/logs/tests.json"
+  if [[ $HAVE_FC -eq 1 ]]; then
+    fc_json="$WORK_DIR/logs/tests-fc.json"
+  else
+    say "no neqo-fc patches: the fc tree is the main tree"
+    fc_json="$WORK_DIR/logs/tests-main.json"
+  fi
+  "${HARNESS[@]}" classify "$fc_json" "$WORK_DIR/logs/tests-main.json" "$TESTS_JSON" || TESTS_BROKEN=1
+  timed tests "$t"
+fi
+
+# ---------------------------------------------------------------- 7. matrix
+step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
+t=$SECONDS
+EXE_MAIN=$(exe_for main) || exit 1
+matrix=(--exe-main "$EXE_MAIN" --variants "$VARIANTS" --paths "$PATHS_"
+  --bytes "$BYTES" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
+  --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
+if [[ $HAVE_FC -eq 1 ]]; then
+  EXE_FC=$(exe_for fc) || exit 1
+  matrix+=(--exe-fc "$EXE_FC")
+else
+  matrix+=(--skip-reason "$FC_SKIP")
+fi
+[[ $QUICK -eq 1 ]] && matrix+=(--quick)
+[[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
+[[ -n $JSON ]] && matrix+=(--json "$JSON")
+[[ -n $TESTS_JSON ]] && matrix+=(--tests-json "$TESTS_JSON")
+MATRIX_OK=1
+"${HARNESS[@]}" matrix "${matrix[@]}" || MATRIX_OK=0
+timed matrix "$t"
+
+# --------------------------------------------------------------- 8. summary
+step "done in $((SECONDS - T_START)) s"
+for k in prepare build tests matrix; do
+  [[ -n ${TIMES[$k]:-} ]] && say "$k: ${TIMES[$k]} s"
+done
+status=0
+if [[ $TESTS_BROKEN -eq 1 ]]; then
+  say "BROKEN: neqo tests fail on the fc tree that pass on main (see above)"
+  status=1
+fi
+if [[ $MATRIX_OK -eq 0 ]]; then
+  say "BROKEN: some simulation runs failed (see above)"
+  status=1
+fi
+exit $status
