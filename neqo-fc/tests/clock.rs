@@ -105,9 +105,10 @@ fn an_interval_that_cannot_be_judged_carries_over() {
     assert_eq!(change.elapsed, Duration::from_millis(60));
     assert_eq!(change.reason, ChangeReason::AutoTune);
     // The default rule over the carried interval: expected = ¾ × 15/16 ×
-    // w × 60/50; excess × 4.
+    // w × 60/50; excess × the bonus.
     let expected = w * 3 / 4 * 15 / 16 * 60 / 50;
-    assert_eq!(change.new, w + 4 * (delivered - expected));
+    let bonus = ExcessTuner::DEFAULT.bonus;
+    assert_eq!(change.new, w + bonus * (delivered - expected));
 }
 
 #[test]

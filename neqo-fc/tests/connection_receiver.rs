@@ -199,13 +199,12 @@ fn seed_follows_the_grown_estimate() {
     rx.retire_to(id, SEED).unwrap();
     updates(&mut rx, at(10), rtt(50));
     // One window read in 10 ms of a 50 ms RTT: effective = ¾ × 15/16 ×
-    // 128 KiB = 92,160; expected 18,432; excess 112,640; × 4 added.
+    // 128 KiB = 92,160; expected 18,432; excess 112,640; × the bonus added.
     let w = rx.stream(id).unwrap().window();
-    assert_eq!(w, SEED + 4 * 112_640);
+    assert_eq!(w, SEED + ExcessTuner::DEFAULT.bonus * 112_640);
     assert_eq!(rx.estimate(), 3 * w / 2);
     open(&mut rx, sid(1), at(11));
     assert_eq!(rx.stream(sid(1)).unwrap().window(), rx.estimate() / 4);
-    assert_eq!(rx.stream(sid(1)).unwrap().window(), 218_112);
 }
 
 #[test]
@@ -1340,15 +1339,20 @@ fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
     }
     // It resumes reading the ≈ 1.4 MB parked in its buffer: not
     // window-limited (unread ≥ a quarter of its window), so rebalancing
-    // does not raise it; its first update after resuming auto-tunes it
-    // straight from the seed.
-    assert!(
-        sim.changes_of(0, ChangeReason::Budget)
-            .iter()
-            .all(|c| c.0 < 1500),
-        "{:?}",
-        sim.changes_of(0, ChangeReason::Budget)
-    );
+    // does not raise it while that lasts; its first update after resuming
+    // auto-tunes it straight from the seed. Once it reads at its rate
+    // again, a pass may give it back at most the share of the estimate it
+    // had grown (estimate / 1.5).
+    let budget_raises: Vec<_> = sim
+        .changes_of(0, ChangeReason::Budget)
+        .into_iter()
+        .filter(|c| c.0 >= 1500)
+        .collect();
+    for (when, c) in &budget_raises {
+        assert!(*when > 1751 + 2 * RTT_MS, "{budget_raises:?}");
+        let (_, hi) = sim.estimates[*when as usize];
+        assert!(c.new <= hi * 2 / 3, "{budget_raises:?}");
+    }
     let tuned = sim.changes_of(0, ChangeReason::AutoTune);
     let (when, c) = *tuned.iter().find(|c| c.0 > 1751).unwrap();
     assert!(when <= 1751 + 2 * RTT_MS, "{tuned:?}");
@@ -1374,8 +1378,12 @@ fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
 
 #[test]
 fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
-    // Eight streams read 2.5 MB/s each (1 MB per RTT together).
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ / 8; 8]);
+    // Eight streams read 2.5 MB/s each (1 MB per RTT together); stream 0's
+    // reader would take more, so its window (its share) is what holds it
+    // back — a reader slower than its window has nothing to inherit.
+    let mut readers = [READ / 8; 8];
+    readers[0] = READ;
+    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &readers);
     sim.run_until(1501);
     let before = sim.window(0);
     // All but stream 0 stop right after a pass (1,500 ms with passes once

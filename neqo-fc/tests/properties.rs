@@ -791,7 +791,7 @@ proptest! {
         elapsed in duration(),
         rtt in sample(),
         fraction in fraction(),
-        drained_at_limit in any::<bool>(),
+        drained_steps in any::<u32>(),
     ) {
         let kind = if stream { SubjectKind::Stream } else { SubjectKind::Connection };
         let input = TuneInput {
@@ -802,7 +802,7 @@ proptest! {
             elapsed,
             rtt,
             update_fraction: fraction,
-            drained_at_limit,
+            drained_steps,
         };
         let out = tuner.tune(&input);
         prop_assert!(out >= window);

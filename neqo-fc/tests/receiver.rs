@@ -969,10 +969,11 @@ impl Tuner for Recording {
     }
 }
 
-/// The tuner is told the window alone bounded the interval only when the
-/// application read everything and the peer had sent up to the limit.
+/// The tuner is told a step was drained at the limit only when the
+/// application read everything and the peer had sent up to the limit, and
+/// how many such steps came in a row.
 #[test]
-fn drained_at_limit_needs_everything_read_up_to_the_limit() {
+fn drained_steps_need_everything_read_up_to_the_limit() {
     let rtt = Rtt::from_sample(ms(100));
     let step = |received: u64, read: u64| {
         let mut s = ReceiverFlowControl::new(StreamId(4), &config(1_000, Fraction::QUARTER));
@@ -983,14 +984,20 @@ fn drained_at_limit_needs_everything_read_up_to_the_limit() {
         s.on_data(received, false).unwrap();
         s.retire_to(read).unwrap();
         s.send_update(at(500), rtt, &t).unwrap();
-        t.last.get().unwrap().drained_at_limit
+        let first = t.last.get().unwrap().drained_steps;
+        // The same again: a second step in a row.
+        let end = s.limit().min(s.consumed() + received - 250);
+        s.on_data(end, false).unwrap();
+        s.retire_to(end - (received - read)).unwrap();
+        s.send_update(at(1000), rtt, &t).unwrap();
+        (first, t.last.get().unwrap().drained_steps)
     };
     // Limit 1_250 after the first update.
-    assert!(step(1_250, 1_250));
+    assert_eq!(step(1_250, 1_250), (1, 2));
     // Data left unread: the reader, not the window, set the pace.
-    assert!(!step(1_250, 1_249));
+    assert_eq!(step(1_250, 1_249), (0, 0));
     // The peer had credit left: it, not the window, set the pace.
-    assert!(!step(1_249, 1_249));
+    assert_eq!(step(1_249, 1_249), (0, 0));
 }
 
 #[test]
@@ -1019,7 +1026,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             rtt: rtt.unwrap(),
             update_fraction: Fraction::QUARTER,
             // Everything up to the limit arrived and was read.
-            drained_at_limit: true,
+            drained_steps: 1,
         })
     );
     assert_eq!(
@@ -1125,9 +1132,9 @@ fn default_tuner_doubles_a_window_limited_flow() {
         elapsed: ms(100),
         rtt: rtt.unwrap(),
         update_fraction: Fraction::QUARTER,
-        // The step below has drained_at_limit (all read, up to the limit);
-        // over exactly one RTT that changes nothing.
-        drained_at_limit: false,
+        // The step below is drained at the limit (all read, up to the
+        // limit), the first in a row: that changes nothing.
+        drained_steps: 0,
     };
     let change = s
         .send_update(at(1100), rtt, &tuner)

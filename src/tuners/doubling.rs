@@ -62,7 +62,7 @@ mod tests {
             // smoothed 100 ms, min 40 ms: the rule uses the smoothed RTT.
             rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(40)).unwrap(),
             update_fraction: Fraction::HALF,
-            drained_at_limit: false,
+            drained_steps: 0,
         }
     }
 

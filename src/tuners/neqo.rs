@@ -79,7 +79,7 @@ mod tests {
             elapsed: Duration::from_millis(elapsed_ms),
             rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(50)).unwrap(),
             update_fraction: fraction,
-            drained_at_limit: false,
+            drained_steps: 0,
         }
     }
 

@@ -333,7 +333,7 @@ mod tests {
             elapsed: Duration::from_millis(1),
             rtt: Rtt::from_sample(Duration::from_millis(50)).unwrap(),
             update_fraction: Fraction::HALF,
-            drained_at_limit: false,
+            drained_steps: 0,
         };
         assert_eq!(f.tuner.tune(&input), 256 << 10);
 

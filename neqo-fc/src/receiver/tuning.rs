@@ -28,6 +28,9 @@ pub(super) struct StepMarks {
     retired: u64,
     /// `consumed` then.
     consumed: u64,
+    /// Consecutive steps, up to the previous one, at which the reader had
+    /// drained everything and the peer had used all its credit.
+    drained_streak: u32,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
@@ -55,7 +58,13 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // and must not look like a higher rate.
         let delivered = (self.retired - self.step.retired).min(self.consumed - self.step.consumed);
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
+        let drained_steps = if drained_at_limit {
+            self.step.drained_streak.saturating_add(1)
+        } else {
+            0
+        };
         self.close_interval(now);
+        self.step.drained_streak = drained_steps;
         let input = TuneInput {
             kind: self.subject.kind(),
             window: self.max_active,
@@ -64,7 +73,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             elapsed,
             rtt,
             update_fraction: self.update_fraction,
-            drained_at_limit,
+            drained_steps,
         };
         // The tuner's word, within [window, cap]; a window already above
         // the cap (set by rebalancing) stays.
@@ -84,6 +93,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             at: Some(now),
             retired: self.retired,
             consumed: self.consumed,
+            drained_streak: self.step.drained_streak,
         };
     }
 }

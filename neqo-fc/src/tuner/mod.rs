@@ -37,12 +37,14 @@ pub struct TuneInput {
     pub rtt: Rtt,
     /// Share of the window retired before an update is sent.
     pub update_fraction: Fraction,
-    /// At this step the application had read everything received and the
-    /// peer had sent up to the advertised limit: the window, not the
-    /// reader, bounded what could be read in the interval, however long
-    /// it was (a reader that drains its buffer on a timer slower than the
-    /// RTT reads a whole window per wake-up).
-    pub drained_at_limit: bool,
+    /// Consecutive steps, this one included, at which the application had
+    /// read everything received and the peer had sent up to the advertised
+    /// limit (0 when this step was not such a step). At one such step the
+    /// peer used all its credit; at several in a row the window, not the
+    /// reader, bounded what could be read, however long the intervals were
+    /// (a reader that drains its buffer on a timer slower than the RTT
+    /// reads a whole window per wake-up).
+    pub drained_steps: u32,
 }
 
 /// A receive-window strategy.
