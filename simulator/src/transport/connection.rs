@@ -530,6 +530,13 @@ impl Connection {
         pkt
     }
 
+    /// True while flow control holds this endpoint's sending back: it has
+    /// new data and congestion window but no credit.
+    #[must_use]
+    pub fn fc_blocked(&self) -> bool {
+        self.send.blocked()
+    }
+
     /// Closes the blocked-time accounting at the end of a run.
     pub fn finish(&mut self, now: Time) {
         if let Some(spell) = self.send.finish(now) {

@@ -298,6 +298,13 @@ impl SendStreams {
         }
     }
 
+    /// True while flow control holds the sender back (as of the last
+    /// [`SendStreams::track_blocked`]).
+    #[must_use]
+    pub fn blocked(&self) -> bool {
+        self.blocked_since.is_some()
+    }
+
     /// Ends the blocked-time accounting at the end of a run: the length of
     /// the spell still open.
     pub fn finish(&mut self, now: Time) -> Option<Duration> {
