@@ -12,9 +12,11 @@
 
 pub mod cli;
 pub mod compare;
+pub mod cost;
 pub mod error;
 pub mod execute;
 pub mod format;
+pub mod outputs;
 pub mod parallel;
 pub mod plot;
 pub mod profiles;
@@ -29,6 +31,6 @@ pub mod units;
 pub mod workloads;
 
 pub use error::LabError;
-pub use execute::{Outcome, execute};
+pub use execute::{Outcome, execute, execute_observed};
 pub use report::RunReport;
 pub use spec::RunSpec;

@@ -16,6 +16,7 @@ mod args;
 mod compare;
 mod output;
 mod profiles;
+mod progress;
 mod run;
 mod sweep;
 mod values;

@@ -29,7 +29,7 @@ mod fixtures;
 
 pub use self::{
     matrix::{Matrix, Section},
-    report_dir::write_report,
-    run::{median_of_seeds, run_all},
+    report_dir::{prepare_report_dir, write_report},
+    run::{median_of_seeds, run_all, run_count_phrase},
     tables::render_table,
 };

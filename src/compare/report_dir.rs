@@ -188,11 +188,76 @@ pub fn write_plots(dir: &Path, reports: &[RunReport]) -> Result<Vec<PathBuf>, La
     Ok(files)
 }
 
-/// Writes `report.json`, `report.md` and the plots into `dir` (created if
-/// missing). Returns every file written.
+/// True for a file `compare` writes into its report folder (and so may
+/// remove from it): `report.json`, `report.md` and `*.svg`.
+#[must_use]
+pub fn is_report_file(name: &str) -> bool {
+    name == "report.json"
+        || name == "report.md"
+        || Path::new(name)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+}
+
+/// The report files in `dir` (none when it does not exist), and the other
+/// entries it holds.
+fn survey(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
+    let mut ours = Vec::new();
+    let mut others = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((ours, others)),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type()?.is_file() && is_report_file(&name) {
+            ours.push(entry.path());
+        } else {
+            others.push(name);
+        }
+    }
+    ours.sort();
+    others.sort();
+    Ok((ours, others))
+}
+
+/// Checks, before anything runs, that `dir` can be `compare`'s report
+/// folder: it is created if missing, and must hold nothing but report files
+/// (which the new report replaces), so no file of anyone else is ever
+/// removed and no stale chart of an earlier run survives.
 ///
 /// # Errors
-/// [`LabError::Io`] / [`LabError::Plot`] when a file cannot be written.
+/// [`LabError::Flag`] naming `--out` otherwise.
+pub fn prepare_report_dir(dir: &Path) -> Result<(), LabError> {
+    crate::outputs::writable_dir("--out", dir)?;
+    let (_, others) = survey(dir)
+        .map_err(|e| LabError::flag("--out", format!("{}: cannot list it ({e})", dir.display())))?;
+    if let Some(first) = others.first() {
+        return Err(LabError::flag(
+            "--out",
+            format!(
+                "{} holds {first:?}{}, which compare did not write; compare replaces its \
+                 folder's contents, so give it an empty or new folder",
+                dir.display(),
+                match others.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `report.json`, `report.md` and the plots into `dir` (created if
+/// missing), after removing the report files an earlier run left there
+/// (see [`prepare_report_dir`]). Returns every file written.
+///
+/// # Errors
+/// [`LabError::Io`] / [`LabError::Plot`] when a file cannot be written or
+/// an old one removed.
 pub fn write_report(
     dir: &Path,
     reports: &[RunReport],
@@ -202,6 +267,13 @@ pub fn write_report(
         path: dir.to_owned(),
         source,
     })?;
+    let (old, _) = survey(dir).map_err(|source| LabError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    for file in old {
+        std::fs::remove_file(&file).map_err(|source| LabError::Io { path: file, source })?;
+    }
     let json_path = dir.join("report.json");
     let json = serde_json::to_string_pretty(reports).map_err(|e| LabError::Io {
         path: json_path.clone(),
