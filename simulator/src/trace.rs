@@ -8,9 +8,11 @@ use crate::{quic::cc::CcState, quic::frame::Frame, time::Time};
 /// Which end of the connection an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Endpoint {
-    /// The endpoint that reads the data (opens nothing; receives streams).
+    /// The endpoint that reads the data: it opens the request streams,
+    /// sends a small request on each and reads the responses.
     Client,
-    /// The endpoint that sends the data.
+    /// The endpoint that sends the data: it answers each request on its
+    /// stream.
     Server,
 }
 

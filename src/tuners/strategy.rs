@@ -182,7 +182,7 @@ impl TunerSpec {
                 }
                 let mut config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
                 // Every stream the run opens may hold its window at once.
-                config.max_streams_uni = config.max_streams_uni.max(streams);
+                config.max_streams_bidi = config.max_streams_bidi.max(streams);
                 (Arc::new(Fixed), config.with_unlimited_windows())
             }
         };

@@ -1,8 +1,10 @@
 //! One endpoint of the QUIC-like connection: packets in and out, frame
 //! dispatch, ACKs, loss recovery and timers.
 //!
-//! The server sends the workload's streams; the client receives them and
-//! its [`Application`] reads them. Both ends run the same machinery. The
+//! HTTP/3-like: the client sends a small request on each of its
+//! bidirectional streams; the server reads it and answers on the same
+//! stream with the workload's bytes, which the client's [`Application`]
+//! reads. Both ends run the same machinery. The
 //! endpoint owns its parts and wires them together; each part keeps its
 //! own state:
 //!
@@ -15,10 +17,10 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Rtt, Tuner, ValidConfig, WindowChange};
+use neqo_fc::{Role, Rtt, Tuner, ValidConfig, WindowChange};
 
 use super::{
-    PACKET_OVERHEAD,
+    PACKET_OVERHEAD, StreamKind,
     ack_state::AckState,
     application::Application,
     hostile::HostileSender,
@@ -61,6 +63,19 @@ pub struct ConnConfig {
     pub trace: TraceLevel,
 }
 
+/// What an endpoint sends: streams of `kind` with `bytes[i]` on stream `i`,
+/// each as soon as the run starts or (`on_request`) once the peer's request
+/// on that stream was read.
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing<'a> {
+    /// Request streams (either end) or pushed streams (a hostile server).
+    pub kind: StreamKind,
+    /// Bytes per stream.
+    pub bytes: &'a [u64],
+    /// Each stream waits for the peer's request on it.
+    pub on_request: bool,
+}
+
 /// One endpoint.
 ///
 /// Invariants: once `closed` is set the endpoint sends nothing but its own
@@ -91,24 +106,25 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// An endpoint. `send_streams`: bytes per stream this end sends;
-    /// `expected_streams`: streams it will receive; `reader`: how its
-    /// application reads.
+    /// An endpoint. `send`: what this end sends; `expected_streams`:
+    /// request streams it will receive on; `reader`: how its application
+    /// reads.
     #[must_use]
-    pub fn new(
-        cfg: ConnConfig,
-        send_streams: &[u64],
-        expected_streams: u64,
-        reader: Reader,
-    ) -> Self {
+    pub fn new(cfg: ConnConfig, send: Outgoing<'_>, expected_streams: u64, reader: Reader) -> Self {
         let fc = cfg.fc;
         let recovery = Recovery::new(cfg.cc, u64::from(cfg.max_datagram), cfg.max_ack_delay);
-        let recv = RecvStreams::new(fc, Arc::clone(&cfg.tuner), expected_streams);
+        let role = match cfg.endpoint {
+            Endpoint::Client => Role::Client,
+            Endpoint::Server => Role::Server,
+        };
+        let recv = RecvStreams::new(role, fc, Arc::clone(&cfg.tuner), expected_streams);
         Self {
             next_pn: 0,
             acks: AckState::new(cfg.ack_ratio, cfg.max_ack_delay),
             send: SendStreams::new(
-                send_streams,
+                send.kind,
+                send.bytes,
+                send.on_request,
                 fc.initial_stream_window,
                 fc.initial_connection_window,
             ),
@@ -167,6 +183,14 @@ impl Connection {
         for local in [true, false] {
             self.tracer
                 .record(now, TraceEvent::ParametersSet { local, params });
+        }
+    }
+
+    /// Lets the responses go whose requests the application read to the
+    /// end (a no-op for streams that do not wait for one).
+    fn answer_requests(&mut self) {
+        for index in self.app.take_completed() {
+            self.send.open(index);
         }
     }
 
@@ -229,6 +253,7 @@ impl Connection {
             }
         }
         self.app.read(now, &mut self.recv);
+        self.answer_requests();
         frames
     }
 
@@ -444,6 +469,7 @@ impl Connection {
             }
         }
         self.app.read(now, &mut self.recv);
+        self.answer_requests();
     }
 
     // ---------------------------------------------------------------

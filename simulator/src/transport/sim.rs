@@ -16,7 +16,8 @@ use crate::{
 };
 
 use super::{
-    connection::{ConnConfig, Connection},
+    REQUEST_BYTES, StreamKind,
+    connection::{ConnConfig, Connection, Outgoing},
     packet::Packet,
     reader::Reader,
 };
@@ -147,29 +148,45 @@ impl Simulation {
             verify: s.verify,
             trace: s.trace,
         };
+        // HTTP/3-like: the client asks on each of its bidirectional streams
+        // and the server answers on the same stream.
+        let requests = vec![REQUEST_BYTES; usize::try_from(streams).unwrap_or(0)];
         let mut client = Connection::new(
             base.clone(),
-            &[],
+            Outgoing {
+                kind: StreamKind::Request,
+                bytes: &requests,
+                on_request: false,
+            },
             streams,
             Reader::new(s.workload.reader, s.workload.stall, streams),
         );
         if s.hostile.is_some() {
             client.app_mut().forget_dead_readers();
         }
-        let mut send: Vec<u64> = (0..streams)
+        let responses: Vec<u64> = (0..streams)
             .map(|i| s.workload.kind.stream_bytes(i))
             .collect();
-        if let Some(h) = &s.hostile {
-            send = h.send_streams(send);
-        }
+        // A hostile server may push streams of its own instead.
+        let (kind, send) = match &s.hostile {
+            Some(h) => match h.pushed_streams() {
+                Some(pushed) => (StreamKind::Push, pushed),
+                None => (StreamKind::Request, responses),
+            },
+            None => (StreamKind::Request, responses),
+        };
         let mut server = Connection::new(
             ConnConfig {
                 endpoint: Endpoint::Server,
                 ..base
             },
-            &send,
-            0,
-            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, 0),
+            Outgoing {
+                kind,
+                bytes: &send,
+                on_request: kind == StreamKind::Request,
+            },
+            streams,
+            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, streams),
         );
         if let Some(h) = s.hostile {
             server.set_hostile(h);
