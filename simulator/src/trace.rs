@@ -125,8 +125,10 @@ pub enum TraceLevel {
     /// Nothing (fastest).
     #[default]
     Off,
-    /// Flow-control and recovery events, and only packets carrying flow
-    /// control frames (MAX_*, *_BLOCKED) plus every 16th other packet.
+    /// Flow-control and recovery events, the packets carrying flow-control
+    /// frames (MAX_*, *_BLOCKED) and a sixteenth of the others (64 of
+    /// every 1,024 packet numbers), every lost packet, and ACK frames
+    /// listing only the packets recorded: small, and whole for qvis.
     Core,
     /// Every packet and event.
     Full,

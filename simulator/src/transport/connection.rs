@@ -235,7 +235,7 @@ impl Connection {
             frames.clear();
             return frames;
         }
-        if let Some(traced) = self.tracer.frames(&frames) {
+        if let Some(traced) = self.tracer.received_frames(pkt.pn, &frames) {
             let (pn, size) = (pkt.pn, pkt.size);
             self.tracer.record(
                 now,
@@ -352,7 +352,7 @@ impl Connection {
         let cwnd = self.recovery.cc.cwnd();
         self.stats.on_cwnd(cwnd);
         self.tracer.cc_state(now, self.recovery.cc.state());
-        if self.tracer.on() {
+        if self.tracer.metrics_wanted() {
             let r = &self.recovery.rtt;
             let ev = TraceEvent::MetricsUpdated {
                 cwnd,
@@ -381,6 +381,7 @@ impl Connection {
     fn on_lost(&mut self, now: Time, lost: Vec<(SentPacket, LossTrigger)>) {
         for (p, trigger) in lost {
             self.stats.packets_lost += 1;
+            self.tracer.lost(&p);
             self.tracer.record(
                 now,
                 TraceEvent::PacketLost {
@@ -546,7 +547,7 @@ impl Connection {
     fn seal(&mut self, now: Time, frames: Vec<Frame>) -> Packet {
         let pn = self.next_pn;
         self.next_pn += 1;
-        let traced = self.tracer.frames(&frames);
+        let traced = self.tracer.sent_frames(pn, &frames);
         let pkt = Packet::new(pn, frames, self.cfg.verify);
         if let Some(frames) = traced {
             let size = pkt.size;
