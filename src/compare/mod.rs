@@ -16,6 +16,8 @@
 //! output is identical whatever the thread count (every run is
 //! deterministic on its own).
 
+pub mod colours;
+pub mod findings;
 pub mod matrix;
 pub mod memory;
 pub mod report_dir;
