@@ -21,6 +21,7 @@ pub mod parallel;
 pub mod plot;
 pub mod profiles;
 pub mod qlog;
+pub mod readme;
 pub mod report;
 pub mod spec;
 pub mod stall;

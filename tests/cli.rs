@@ -525,11 +525,25 @@ fn compare_writes_the_report_and_ignores_thread_count() {
     let md = read(&one.join("report.md"));
     assert!(md.starts_with("# fc-lab comparison"));
     assert!(md.contains("| tuner | ratio |"));
+    // Findings first, then the scenarios with their charts, then every run.
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} in report.md"));
+    assert!(at("## Findings") < at("## Scenarios") && at("## Scenarios") < at("## Every run"));
+    // Charts beside their table.
+    let scenarios = &md[at("## Scenarios")..];
+    let here = |s: &str| {
+        scenarios
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} in Scenarios"))
+    };
+    assert!(here("### small-msgs —") < here("](goodput-small-msgs.svg)"));
+    assert!(here("](goodput-small-msgs.svg)") < here("### slow-reader —"));
+    // No table ends in an empty column.
+    assert!(!md.contains("|  |\n"), "an empty last column");
     for svg in [
         "goodput-small-msgs.svg",
         "window-small-msgs.svg",
         "goodput-slow-reader.svg",
-        "window-slow-reader.svg",
+        "buffer-slow-reader.svg",
     ] {
         let text = read(&one.join(svg));
         assert!(text.starts_with("<svg"), "{svg}");
@@ -537,6 +551,8 @@ fn compare_writes_the_report_and_ignores_thread_count() {
             text.contains("residential-cable") && text.contains("fixed:256KiB"),
             "{svg}"
         );
+        // Each strategy has its colour in every chart: default is blue.
+        assert!(text.contains("#1F77B4"), "{svg}: default's colour");
         assert!(md.contains(&format!("]({svg})")), "report.md links {svg}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -783,4 +799,32 @@ fn incomplete_runs_say_why() {
         err.contains("error: --time-limit: the simulated time limit (1 s) came first"),
         "{err}"
     );
+}
+
+#[test]
+fn readme_refuses_a_file_without_blocks_before_running() {
+    let dir = scratch("readme");
+    let plain = dir.join("plain.md");
+    std::fs::write(&plain, "# nothing generated here\n").unwrap();
+    let broken = dir.join("broken.md");
+    std::fs::write(&broken, "<!-- fc-lab readme: mission -->\nno end\n").unwrap();
+    for (file, want) in [
+        (plain.display().to_string(), "no block marked"),
+        (
+            broken.display().to_string(),
+            "has no <!-- /fc-lab readme -->",
+        ),
+        (
+            "/nonexistent/README.md".to_owned(),
+            "/nonexistent/README.md:",
+        ),
+    ] {
+        let out = fc_lab(&["readme", "--check", "--file", &file]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: --file: "), "{err}");
+        assert!(err.contains(want), "{file}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -86,6 +86,26 @@ pub enum Command {
     /// reordering, duplication and a receiver pause, checking every byte;
     /// exit code 1 if any run fails.
     Sweep(SweepArgs),
+    /// Rerun every scenario the README quotes and rewrite its marked blocks
+    /// (<!-- fc-lab readme: NAME --> … <!-- /fc-lab readme -->), or check
+    /// them with --check (exit code 1 if any differs). About a minute.
+    Readme(ReadmeArgs),
+}
+
+/// Flags of `fc-lab readme`.
+#[derive(Debug, Args)]
+pub struct ReadmeArgs {
+    /// The Markdown file with the marked blocks.
+    #[arg(long, value_name = "FILE", default_value = "README.md")]
+    pub file: PathBuf,
+    /// Only compare: list the blocks that differ from this build and exit
+    /// 1 if any does; the file is not written.
+    #[arg(long)]
+    pub check: bool,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
 }
 
 /// Smallest bottleneck queue a run accepts: one full-size datagram (the
