@@ -3,7 +3,9 @@
 //! the comparison matrix and its report ([`compare`]), built-in network
 //! paths ([`profiles`]), peer tuners ([`tuners`]), stalled readers
 //! ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
-//! ([`plot`]), qlog traces ([`qlog`]) and fault sweeps ([`sweep`]).
+//! ([`plot`]), qlog traces ([`qlog`]), fault sweeps ([`sweep`]), what a
+//! run will cost ([`cost`]), output paths checked before a run
+//! ([`outputs`]) and the README's generated numbers ([`readme`]).
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
 //! benches call the library directly.

@@ -155,12 +155,16 @@ pub fn findings(reports: &[RunReport]) -> Vec<ScenarioFindings<'_>> {
                 .copied()
                 .filter(|r| r.profile == profile)
                 .collect();
+            // The first of equals in table order, ours before any.
             let best = here
                 .iter()
                 .copied()
                 .filter(|r| r.tuner != "unlimited")
                 .filter_map(|r| rank_goodput(r).map(|g| (g, r)))
-                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .reduce(|best, next| {
+                    let better = next.0 > best.0 || (next.0 == best.0 && next.1.tuner == OURS);
+                    if better { next } else { best }
+                })
                 .map(|(_, r)| r);
             if let Some(best) = best {
                 paths.push(PathFinding {
@@ -361,5 +365,18 @@ mod tests {
         assert!(md.contains("| gbit-50ms | `neqo` | 950 Mbit/s | 3.00 × BDP | 900 Mbit/s | 1.00 × BDP | -5.3 %, 3.0× less memory | 990 Mbit/s |"), "{md}");
         // lossy has no unlimited run: its cell is empty, the column stays.
         assert!(md.contains("| lossy | `neqo` |"), "{md}");
+
+        // Equal goodputs: ours is the fastest; among peers, the first.
+        let reports = vec![
+            run("gbit-lan", "neqo", 9.5e8, bdp),
+            run("gbit-lan", "double", 9.5e8, bdp),
+            run("gbit-lan", "default", 9.5e8, bdp),
+            run("satellite", "neqo", 4.7e5, bdp),
+            run("satellite", "double", 4.7e5, bdp),
+        ];
+        let f = findings(&reports);
+        assert_eq!(f[0].paths[0].best.tuner, "default");
+        assert_eq!(verdict(&f[0].paths[0], Memory::Window), "fastest");
+        assert_eq!(f[0].paths[1].best.tuner, "neqo");
     }
 }

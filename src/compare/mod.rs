@@ -9,7 +9,10 @@
 //! - [`tables`]: a table per (profile, workload), as `compare` prints it;
 //! - [`memory`]: the many-streams tables and report.md's "Memory" section;
 //! - [`summary`]: report.md's profile × tuner matrices;
-//! - [`report_dir`]: the report folder ([`write_report`]).
+//! - [`findings`]: who wins each scenario, by how much, at what memory;
+//! - [`colours`]: one colour per strategy in every chart;
+//! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
+//!   [`write_report`]).
 //!
 //! Parallelism is `std::thread::scope` with an atomic work index over a
 //! fixed job order; each result is stored at its spec's index, so the

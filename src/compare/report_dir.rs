@@ -19,26 +19,38 @@ use super::{
 };
 use crate::{
     error::LabError,
+    format,
     plot::{self, BarSeries, Scale},
     report::RunReport,
     spec::sanitize,
     tuners::TunerChoice,
 };
 
-/// One line on what a workload is, from its first run (`bulk: 128 MiB on
-/// 1 stream`), for headings.
+/// One line on what a workload is: `1 MiB on 100 streams`, or with the
+/// range when the size follows the path (`4 MiB–256 MiB on 1 stream`),
+/// for headings.
 fn workload_line(reports: &[RunReport], workload: &str) -> String {
-    reports
-        .iter()
-        .find(|r| r.workload == workload)
-        .map(group_title)
-        .map(|t| {
-            // The title is `profile / workload: what | path`.
-            let what = t.split_once(" / ").map_or(t.as_str(), |(_, w)| w);
-            let what = what.split(" | ").next().unwrap_or(what);
-            what.split_once(": ").map_or(what, |(_, w)| w).to_owned()
-        })
-        .unwrap_or_else(|| workload.to_owned())
+    let runs: Vec<&RunReport> = reports.iter().filter(|r| r.workload == workload).collect();
+    let Some(first) = runs.first() else {
+        return workload.to_owned();
+    };
+    let per_stream = |r: &RunReport| r.expected_bytes / u64::from(r.streams.max(1));
+    let lo = runs.iter().map(|r| per_stream(r)).min().unwrap_or(0);
+    let hi = runs.iter().map(|r| per_stream(r)).max().unwrap_or(0);
+    if lo != hi && first.stall.is_none() {
+        let plural = if first.streams == 1 { "" } else { "s" };
+        return format!(
+            "{}–{} on {} stream{plural} (by path)",
+            format::bytes(lo),
+            format::bytes(hi),
+            first.streams
+        );
+    }
+    // The group title is `profile / workload: what | path`.
+    let t = group_title(first);
+    let what = t.split_once(" / ").map_or(t.as_str(), |(_, w)| w);
+    let what = what.split(" | ").next().unwrap_or(what);
+    what.split_once(": ").map_or(what, |(_, w)| w).to_owned()
 }
 
 /// The report as Markdown (see the module docs for its order). `plots`
@@ -230,7 +242,13 @@ pub fn write_plots(dir: &Path, reports: &[RunReport]) -> Result<Vec<PathBuf>, La
             &categories,
             &series(&share),
             Scale::Linear { max: 100.0 },
-            &|v| format!("{v:.0}%"),
+            &|v| {
+                if v > 0.0 && v < 1.0 {
+                    format!("{v:.2}%")
+                } else {
+                    format!("{v:.0}%")
+                }
+            },
         )?;
         files.push(goodput);
 

@@ -1,6 +1,6 @@
 //! The runs behind the README's numbers: the full comparison matrix (the
 //! same runs and seed medians as `fc-lab compare`), the named runs the
-//! README quotes ([`Named`]), and the 1,000-seed fault sweep — all from a
+//! README quotes ([`named_specs`]), and the 1,000-seed fault sweep — all from a
 //! fresh simulation, in parallel, results independent of the thread count.
 
 use std::{collections::BTreeMap, sync::Arc, time::Duration};

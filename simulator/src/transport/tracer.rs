@@ -52,7 +52,7 @@ fn flow_control_frame(f: &Frame) -> bool {
 /// `cc_state` is the state last reported by the congestion controller
 /// (tracked at every level, recorded only when tracing); at `Core`,
 /// `sent` / `received` hold the numbers of the recorded packets this
-/// endpoint sent / received (within [`HISTORY`] of the largest).
+/// endpoint sent / received (within `HISTORY` of the largest).
 #[derive(Debug)]
 pub struct Tracer {
     endpoint: Endpoint,
