@@ -25,6 +25,17 @@ pub enum LabError {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// A file or directory an output flag names could not be written
+    /// after the run (the flag was checked before it; the disk filled up,
+    /// say).
+    Output {
+        /// The flag (`--qlog`, `--plot`, `--out`).
+        flag: String,
+        /// The file or directory.
+        path: PathBuf,
+        /// The reason.
+        message: String,
+    },
     /// A plot could not be drawn.
     Plot {
         /// The SVG file.
@@ -37,6 +48,25 @@ pub enum LabError {
 }
 
 impl LabError {
+    /// This error as a failure to write what `flag` asked for: an I/O or
+    /// plot error becomes [`LabError::Output`] naming the flag; others stay.
+    #[must_use]
+    pub fn for_output(self, flag: &str) -> Self {
+        match self {
+            Self::Io { path, source } => Self::Output {
+                flag: flag.to_owned(),
+                path,
+                message: source.to_string(),
+            },
+            Self::Plot { path, message } => Self::Output {
+                flag: flag.to_owned(),
+                path,
+                message,
+            },
+            other => other,
+        }
+    }
+
     /// `--flag: message`.
     pub fn flag(flag: &str, message: impl Into<String>) -> Self {
         Self::Flag {
@@ -72,6 +102,11 @@ impl fmt::Display for LabError {
             Self::Io { path, source } => {
                 write!(f, "{}: {}", path.display(), one_line(&source.to_string()))
             }
+            Self::Output {
+                flag,
+                path,
+                message,
+            } => write!(f, "{flag}: {}: {}", path.display(), one_line(message)),
             Self::Plot { path, message } => {
                 write!(f, "plot {}: {}", path.display(), one_line(message))
             }

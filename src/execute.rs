@@ -1,9 +1,12 @@
 //! Running one [`RunSpec`] on the simulator: the [`Outcome`] with its
 //! [`RunReport`], or a [`LabError`] — never a panic.
 
-use std::{any::Any, panic};
+use std::{any::Any, ops::ControlFlow, panic};
 
-use neqo_fc_sim::scenario::{RunResult, Scenario};
+use neqo_fc_sim::{
+    progress::Observer,
+    scenario::{RunResult, Scenario},
+};
 
 use crate::{error::LabError, report::RunReport, spec::RunSpec};
 
@@ -27,12 +30,24 @@ pub struct Outcome {
 /// [`LabError::Config`] for invalid settings, [`LabError::Simulator`] for
 /// a caught panic.
 pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
+    execute_observed(spec, &mut |_| ControlFlow::Continue(()))
+}
+
+/// [`execute`], calling `observer` as the run goes
+/// ([`neqo_fc_sim::run_observed`]): it may show progress, and stop the run
+/// (the report then says `end: "stopped"` and holds what was delivered).
+///
+/// # Errors
+/// As [`execute`].
+pub fn execute_observed(spec: &RunSpec, observer: Observer<'_>) -> Result<Outcome, LabError> {
     let scenario = spec.scenario()?;
-    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| neqo_fc_sim::run(&scenario)))
-        .map_err(|payload| {
-            let message = panic_message(&*payload).unwrap_or_else(|| "panicked".to_owned());
-            LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
-        })?;
+    let result = panic::catch_unwind(panic::AssertUnwindSafe(|| {
+        neqo_fc_sim::run_observed(&scenario, observer)
+    }))
+    .map_err(|payload| {
+        let message = panic_message(&*payload).unwrap_or_else(|| "panicked".to_owned());
+        LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
+    })?;
     let report = RunReport::new(spec, &scenario, &result);
     Ok(Outcome {
         report,

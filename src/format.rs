@@ -91,13 +91,29 @@ pub fn seconds(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
 
-/// A ratio such as `1.34` (two decimals), or `inf` / `-` for non-finite.
+/// Windows and credit at or above this many bytes (1 PiB, more than any run
+/// moves) are flow control switched off: the `unlimited` tuner's 2^62 − 1.
+pub const UNLIMITED_BYTES: u64 = 1 << 50;
+
+/// A window or credit: `∞` when it is [`UNLIMITED_BYTES`] or more (flow
+/// control off), else as [`bytes`].
+#[must_use]
+pub fn window(n: u64) -> String {
+    if n >= UNLIMITED_BYTES {
+        "∞".to_owned()
+    } else {
+        bytes(n)
+    }
+}
+
+/// A ratio such as `1.34` (two decimals), `∞` for an infinite one (an
+/// unlimited window over the BDP), `-` for NaN.
 #[must_use]
 pub fn ratio(x: f64) -> String {
     if x.is_nan() {
         "-".to_owned()
     } else if x.is_infinite() {
-        "inf".to_owned()
+        "∞".to_owned()
     } else if x >= 1000.0 {
         format!("{x:.2e}")
     } else {
@@ -181,7 +197,9 @@ mod tests {
     fn ratios() {
         assert_eq!(ratio(1.0), "1.00");
         assert_eq!(ratio(1.344), "1.34");
-        assert_eq!(ratio(f64::INFINITY), "inf");
+        assert_eq!(ratio(f64::INFINITY), "∞");
+        assert_eq!(window(1 << 62), "∞");
+        assert_eq!(window(1 << 20), "1 MiB");
         assert_eq!(ratio(f64::NAN), "-");
         assert_eq!(ratio(7.4e17), "7.40e17");
     }

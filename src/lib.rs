@@ -3,7 +3,9 @@
 //! the comparison matrix and its report ([`compare`]), built-in network
 //! paths ([`profiles`]), peer tuners ([`tuners`]), stalled readers
 //! ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
-//! ([`plot`]), qlog traces ([`qlog`]) and fault sweeps ([`sweep`]).
+//! ([`plot`]), qlog traces ([`qlog`]), fault sweeps ([`sweep`]), what a
+//! run will cost ([`cost`]), output paths checked before a run
+//! ([`outputs`]) and the README's generated numbers ([`readme`]).
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
 //! benches call the library directly.
@@ -12,13 +14,16 @@
 
 pub mod cli;
 pub mod compare;
+pub mod cost;
 pub mod error;
 pub mod execute;
 pub mod format;
+pub mod outputs;
 pub mod parallel;
 pub mod plot;
 pub mod profiles;
 pub mod qlog;
+pub mod readme;
 pub mod report;
 pub mod spec;
 pub mod stall;
@@ -29,6 +34,6 @@ pub mod units;
 pub mod workloads;
 
 pub use error::LabError;
-pub use execute::{Outcome, execute};
+pub use execute::{Outcome, execute, execute_observed};
 pub use report::RunReport;
 pub use spec::RunSpec;

@@ -315,12 +315,15 @@ pub enum Scale {
     },
 }
 
-/// One series of a bar chart: a name (legend) and a value per category
-/// (`None` = no result, drawn as "n/a").
+/// One series of a bar chart: a name (legend), its colour and a value per
+/// category (`None` = no result, drawn as "n/a"; infinite = unlimited,
+/// drawn to the edge and labelled `∞`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarSeries {
     /// Legend label.
     pub label: String,
+    /// Bar colour (RGB).
+    pub colour: (u8, u8, u8),
     /// Values by category index.
     pub values: Vec<Option<f64>>,
 }
@@ -403,8 +406,11 @@ fn draw_bars(
     let label_style = TextStyle::from((FONT, 10).into_font());
     let cat_y = |i: usize| (n_cat - 1 - i) as f64;
     let band = 0.84 / n_ser as f64;
+    // A bar below a log axis's floor is drawn as a stub (so it does not
+    // vanish) and labelled with its value.
+    let stub = (hi - lo) * 0.008;
     for (j, s) in series.iter().enumerate() {
-        let c = colour(j);
+        let c = RGBColor(s.colour.0, s.colour.1, s.colour.2);
         let mut bars = Vec::new();
         let mut texts = Vec::new();
         for (i, value) in s.values.iter().enumerate().take(n_cat) {
@@ -412,8 +418,13 @@ fn draw_bars(
             let y0 = y1 - band * 0.9;
             let ymid = (y0 + y1) / 2.0;
             match value {
+                Some(v) if v.is_infinite() => {
+                    bars.push(Rectangle::new([(lo, y0), (hi, y1)], c.filled()));
+                    texts.push(("∞".to_owned(), (hi, ymid)));
+                }
                 Some(v) if !v.is_nan() => {
-                    let x = to_x(*v).clamp(lo, hi);
+                    let x = if *v > 0.0 { to_x(*v) } else { lo };
+                    let x = x.clamp(lo, hi).max(lo + stub);
                     bars.push(Rectangle::new([(lo, y0), (x, y1)], c.filled()));
                     let text = if *v > max_value {
                         format!(">{}", value_label(max_value))
@@ -505,11 +516,18 @@ mod tests {
         let series = vec![
             BarSeries {
                 label: "a".into(),
+                colour: (1, 2, 3),
                 values: vec![Some(0.5), None],
             },
             BarSeries {
                 label: "b".into(),
+                colour: (4, 5, 6),
                 values: vec![Some(5000.0), Some(f64::INFINITY)],
+            },
+            BarSeries {
+                label: "c".into(),
+                colour: (7, 8, 9),
+                values: vec![Some(0.0004), Some(0.0)],
             },
         ];
         bar_chart(
@@ -522,11 +540,19 @@ mod tests {
                 min: 0.01,
                 max: 1000.0,
             },
-            &|v| format!("{v:.2}"),
+            &|v| format!("{v}"),
         )
         .unwrap();
         let svg = std::fs::read_to_string(&bars).unwrap();
         assert!(svg.contains("p1") && svg.contains("n/a"));
+        // Unlimited is ∞, not a clipped number; colours are the series'.
+        assert!(svg.contains("∞") && !svg.contains(">1000"), "{svg}");
+        assert!(
+            svg.contains("#010203") || svg.contains("rgb(1,2,3)"),
+            "colour a"
+        );
+        // A value under the floor still has a bar and its label.
+        assert!(svg.contains("0.0004"), "stub label");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

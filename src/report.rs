@@ -6,7 +6,10 @@
 //! `_bytes` bytes. Every field is always present; `error` is `null` unless
 //! the connection failed, and non-finite numbers print as `null`.
 
-use neqo_fc_sim::scenario::{ReaderSpeed, RunResult, Scenario};
+use neqo_fc_sim::{
+    progress::RunEnd,
+    scenario::{ReaderSpeed, RunResult, Scenario},
+};
 use serde::{Deserialize, Serialize};
 
 use crate::spec::RunSpec;
@@ -83,8 +86,15 @@ pub struct RunReport {
     pub packets_lost: u64,
     /// Stream bytes sent more than once.
     pub retransmitted_bytes: u64,
-    /// Time the sender had data and cwnd but no flow-control credit.
+    /// Time the sender had data and cwnd but no flow-control credit
+    /// (`fc_link_idle_s + fc_blocked_link_busy_s`).
     pub fc_blocked_s: f64,
+    /// Of that, time the bottleneck link sat idle: link time lost to flow
+    /// control (the number to look at).
+    pub fc_link_idle_s: f64,
+    /// Of that, time data queued earlier still kept the link busy (no
+    /// throughput lost yet).
+    pub fc_blocked_link_busy_s: f64,
     /// MAX_DATA + MAX_STREAM_DATA frames sent by the client.
     pub window_updates_sent: u64,
     /// DATA_BLOCKED + STREAM_DATA_BLOCKED frames sent by the server.
@@ -97,6 +107,10 @@ pub struct RunReport {
     pub final_srtt_s: f64,
     /// Every stream completed.
     pub completed: bool,
+    /// Why the run ended: `completed`, `connection_error`, `time_limit`
+    /// (the simulated `--time-limit`), `idle` (nothing left to happen with
+    /// data undelivered: a stall), `stopped` (`--max-wall`).
+    pub end: String,
     /// Transport error that closed the connection (`"0x3 reason"`), or a
     /// failure of the run itself; `null` when none.
     pub error: Option<String>,
@@ -144,12 +158,15 @@ impl RunReport {
         report.packets_lost = m.packets_lost;
         report.retransmitted_bytes = m.retransmitted_bytes;
         report.fc_blocked_s = m.fc_blocked.as_secs_f64();
+        report.fc_link_idle_s = m.fc_link_idle.as_secs_f64();
+        report.fc_blocked_link_busy_s = m.fc_blocked.saturating_sub(m.fc_link_idle).as_secs_f64();
         report.window_updates_sent = m.window_updates_sent;
         report.blocked_frames_sent = m.blocked_frames_sent;
         report.link_utilisation = m.link_utilisation;
         report.min_rtt_s = m.min_rtt.as_secs_f64();
         report.final_srtt_s = m.final_srtt.as_secs_f64();
         report.completed = m.completed;
+        report.end = m.end.as_str().to_owned();
         report.error = m
             .error
             .as_ref()
@@ -178,6 +195,7 @@ impl RunReport {
             Err(_) => Self::base_without_scenario(spec),
         };
         report.error = Some(error);
+        report.end = RunEnd::ConnectionError.as_str().to_owned();
         report
     }
 
@@ -230,12 +248,15 @@ impl RunReport {
             packets_lost: 0,
             retransmitted_bytes: 0,
             fc_blocked_s: 0.0,
+            fc_link_idle_s: 0.0,
+            fc_blocked_link_busy_s: 0.0,
             window_updates_sent: 0,
             blocked_frames_sent: 0,
             link_utilisation: 0.0,
             min_rtt_s: 0.0,
             final_srtt_s: 0.0,
             completed: false,
+            end: String::new(),
             error: None,
             fairness_index: 0.0,
             stream_completion_s: Vec::new(),
@@ -248,18 +269,18 @@ impl RunReport {
         }
     }
 
-    /// Peak stream window as a multiple of the BDP (∞ for a zero BDP).
+    /// Peak stream window as a multiple of the BDP: ∞ for an unlimited
+    /// window ([`crate::format::UNLIMITED_BYTES`] or more) or a zero BDP.
     #[must_use]
-    #[allow(clippy::cast_precision_loss)]
     pub fn window_bdp(&self) -> f64 {
-        self.peak_stream_window_bytes as f64 / self.bdp_bytes as f64
+        over_bdp(self.peak_stream_window_bytes, self.bdp_bytes)
     }
 
-    /// Peak credit outstanding over all streams as a multiple of the BDP.
+    /// Peak credit outstanding over all streams as a multiple of the BDP
+    /// (∞ when unlimited).
     #[must_use]
-    #[allow(clippy::cast_precision_loss)]
     pub fn credit_bdp(&self) -> f64 {
-        self.peak_total_credit_bytes as f64 / self.bdp_bytes as f64
+        over_bdp(self.peak_total_credit_bytes, self.bdp_bytes)
     }
 
     /// Peak memory budget as a multiple of the BDP (0 without a budget).
@@ -287,6 +308,16 @@ impl RunReport {
     #[must_use]
     pub fn ok(&self) -> bool {
         self.completed && self.error.is_none()
+    }
+}
+
+/// `bytes / bdp`, ∞ for unlimited windows.
+#[allow(clippy::cast_precision_loss)]
+fn over_bdp(bytes: u64, bdp: u64) -> f64 {
+    if bytes >= crate::format::UNLIMITED_BYTES {
+        f64::INFINITY
+    } else {
+        bytes as f64 / bdp as f64
     }
 }
 

@@ -394,8 +394,23 @@ pub fn run_seed(seed: u64) -> SeedOutcome {
 /// are in `seeds` order whatever the thread count.
 #[must_use]
 pub fn run_seeds(seeds: &[u64], threads: usize) -> Vec<SeedOutcome> {
+    run_seeds_with(seeds, threads, &|_| {})
+}
+
+/// [`run_seeds`], calling `on_done` once per finished seed (from the worker
+/// threads; for progress display).
+#[must_use]
+pub fn run_seeds_with(
+    seeds: &[u64],
+    threads: usize,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+) -> Vec<SeedOutcome> {
     let order: Vec<usize> = (0..seeds.len()).collect();
-    let slots = crate::parallel::run_indexed(seeds.len(), &order, threads, &|i| run_seed(seeds[i]));
+    let slots = crate::parallel::run_indexed(seeds.len(), &order, threads, &|i| {
+        let outcome = run_seed(seeds[i]);
+        on_done(&outcome);
+        outcome
+    });
     // A worker that died loses its results: report those seeds as failed.
     slots
         .into_iter()
@@ -504,8 +519,19 @@ impl SweepReport {
 /// Runs seeds `start .. start + n` on `threads` threads and sums them.
 #[must_use]
 pub fn sweep(start: u64, n: u64, threads: usize) -> SweepReport {
+    sweep_with(start, n, threads, &|_| {})
+}
+
+/// [`sweep`], calling `on_done` once per finished seed.
+#[must_use]
+pub fn sweep_with(
+    start: u64,
+    n: u64,
+    threads: usize,
+    on_done: &(dyn Fn(&SeedOutcome) + Sync),
+) -> SweepReport {
     let seeds: Vec<u64> = (0..n).map(|i| start.saturating_add(i)).collect();
-    SweepReport::new(start, &run_seeds(&seeds, threads))
+    SweepReport::new(start, &run_seeds_with(&seeds, threads, on_done))
 }
 
 #[cfg(test)]

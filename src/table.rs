@@ -35,6 +35,31 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// The table without the columns whose every cell is empty (a notes
+    /// column nobody needed), header included.
+    #[must_use]
+    pub fn without_empty_columns(self) -> Self {
+        let keep: Vec<bool> = (0..self.columns.len())
+            .map(|i| self.rows.iter().any(|r| !r[i].is_empty()))
+            .collect();
+        let pick = |cells: Vec<String>| -> Vec<String> {
+            cells
+                .into_iter()
+                .zip(&keep)
+                .filter_map(|(c, &k)| k.then_some(c))
+                .collect()
+        };
+        Self {
+            columns: self
+                .columns
+                .into_iter()
+                .zip(&keep)
+                .filter_map(|(c, &k)| k.then_some(c))
+                .collect(),
+            rows: self.rows.into_iter().map(pick).collect(),
+        }
+    }
+
     /// The table, each line prefixed with `indent`, with a dashed rule
     /// under the header (as critcmp prints), columns two spaces apart,
     /// no trailing spaces, ending in a newline.
@@ -125,6 +150,18 @@ mod tests {
             t.render("  "),
             "  name    value\n  ----    -----\n  a        1.00\n  µµµµµµ   12.5\n  short\n"
         );
+    }
+
+    #[test]
+    fn empty_columns_go() {
+        let mut t = Table::new(&[("a", Align::Left), ("note", Align::Left)]);
+        t.push(vec!["x".into()]);
+        assert_eq!(
+            t.clone().without_empty_columns().markdown(),
+            "| a |\n|---|\n| x |\n"
+        );
+        t.push(vec!["y".into(), "n".into()]);
+        assert_eq!(t.without_empty_columns().columns.len(), 2);
     }
 
     #[test]

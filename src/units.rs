@@ -33,8 +33,7 @@ impl std::error::Error for UnitError {}
 /// What `parse_rate` accepts.
 pub const RATE_EXPECTED: &str = "a rate like 1Gbit, 20Mbit or 512kbit (bit/s; also 1Gbps)";
 /// What `parse_size` accepts.
-pub const SIZE_EXPECTED: &str =
-    "a size like 1GiB, 500KB or 4096 (bytes; KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)";
+pub const SIZE_EXPECTED: &str = "a size like 1GiB, 500KB or 4096 (bytes; KB/MB/GB/TB/PB = 1000^n, KiB/MiB/GiB/TiB/PiB = 1024^n)";
 /// What `parse_duration` accepts.
 pub const DURATION_EXPECTED: &str = "a duration like 50ms, 100us or 1s (ns, us, ms, s)";
 /// What `parse_queue` accepts.
@@ -152,7 +151,7 @@ pub fn parse_rate(s: &str) -> Result<u64, UnitError> {
 }
 
 /// A byte count: `4096`, `500KB`, `2MiB`, `1GiB`, `1.5MB`, `10 bytes`.
-/// KB/MB/GB/TB are powers of 1000, KiB/MiB/GiB/TiB powers of 1024; units
+/// KB … EB are powers of 1000, KiB … EiB powers of 1024; units
 /// are case-insensitive.
 ///
 /// # Errors
@@ -168,10 +167,14 @@ fn size_multiplier(unit: &str) -> Option<u64> {
         "mb" => 1_000_000,
         "gb" => 1_000_000_000,
         "tb" => 1_000_000_000_000,
+        "pb" => 1_000_000_000_000_000,
+        "eb" => 1_000_000_000_000_000_000,
         "kib" => 1 << 10,
         "mib" => 1 << 20,
         "gib" => 1 << 30,
         "tib" => 1 << 40,
+        "pib" => 1 << 50,
+        "eib" => 1 << 60,
         _ => return None,
     })
 }
@@ -181,6 +184,17 @@ fn parse_size_as(s: &str, expected: &'static str) -> Result<u64, UnitError> {
     let value = Decimal::parse(num).ok_or_else(|| err(expected, s))?;
     let multiplier = size_multiplier(unit).ok_or_else(|| err(expected, s))?;
     value.times(multiplier).ok_or_else(|| err(expected, s))
+}
+
+/// True when `s` is a well-formed size whose value does not fit in 64
+/// bits (`99999999999TiB`): too large rather than malformed.
+#[must_use]
+pub fn size_too_large(s: &str) -> bool {
+    let (num, unit) = split_number(s);
+    match (Decimal::parse(num), size_multiplier(unit)) {
+        (Some(value), Some(multiplier)) => value.times(multiplier).is_none(),
+        _ => false,
+    }
 }
 
 fn duration_nanos_per_unit(unit: &str) -> Option<u64> {

@@ -290,6 +290,22 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
             "error: --time-limit: expected a positive duration",
         ),
         (
+            &["run", "--max-wall", "0s"],
+            "error: --max-wall: expected a positive wall-clock duration",
+        ),
+        (
+            &["run", "--profile", "gbit-50ms", "--queue", "0"],
+            "error: --queue: expected room for at least one full-size datagram (1500 B), got 0 B",
+        ),
+        (
+            &["run", "--profile", "gbit-50ms", "--tuner", "fixed"],
+            "error: --tuner: fixed needs its window size, e.g. fixed:1MiB",
+        ),
+        (
+            &["run", "--size", "8EiB"],
+            "error: --size: expected a size of at most 2^62 - 1 bytes",
+        ),
+        (
             &["run", "--profile"],
             "error: --profile: a value is required",
         ),
@@ -509,11 +525,25 @@ fn compare_writes_the_report_and_ignores_thread_count() {
     let md = read(&one.join("report.md"));
     assert!(md.starts_with("# fc-lab comparison"));
     assert!(md.contains("| tuner | ratio |"));
+    // Findings first, then the scenarios with their charts, then every run.
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} in report.md"));
+    assert!(at("## Findings") < at("## Scenarios") && at("## Scenarios") < at("## Every run"));
+    // Charts beside their table.
+    let scenarios = &md[at("## Scenarios")..];
+    let here = |s: &str| {
+        scenarios
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} in Scenarios"))
+    };
+    assert!(here("### small-msgs —") < here("](goodput-small-msgs.svg)"));
+    assert!(here("](goodput-small-msgs.svg)") < here("### slow-reader —"));
+    // No table ends in an empty column.
+    assert!(!md.contains("|  |\n"), "an empty last column");
     for svg in [
         "goodput-small-msgs.svg",
         "window-small-msgs.svg",
         "goodput-slow-reader.svg",
-        "window-slow-reader.svg",
+        "buffer-slow-reader.svg",
     ] {
         let text = read(&one.join(svg));
         assert!(text.starts_with("<svg"), "{svg}");
@@ -521,6 +551,8 @@ fn compare_writes_the_report_and_ignores_thread_count() {
             text.contains("residential-cable") && text.contains("fixed:256KiB"),
             "{svg}"
         );
+        // Each strategy has its colour in every chart: default is blue.
+        assert!(text.contains("#1F77B4"), "{svg}: default's colour");
         assert!(md.contains(&format!("]({svg})")), "report.md links {svg}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -598,7 +630,7 @@ fn run_writes_plot_and_qlog() {
         "result",
         "goodput",
         "peak window",
-        "fc blocked",
+        "flow control",
     ] {
         assert!(
             summary.lines().any(|l| l.starts_with(label)),
@@ -624,21 +656,175 @@ fn verify_checks_every_byte() {
 }
 
 #[test]
-fn unwritable_outputs_are_one_line_errors() {
+fn unwritable_outputs_are_refused_before_the_run() {
+    // Each names its flag, on one line, before anything is simulated (a
+    // 100 GB run would take minutes: these return at once).
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--plot", "/nonexistent-dir/x/run.svg"],
+            "error: --plot: /nonexistent-dir/x/run.svg: the directory /nonexistent-dir/x does not exist",
+        ),
+        (&["--plot", "/"], "error: --plot: /: is a directory"),
+        (
+            &["--qlog", "/proc/forbidden"],
+            "error: --qlog: /proc/forbidden: cannot create the directory",
+        ),
+    ];
+    for (flags, want) in cases {
+        let mut args = vec!["run", "--profile", "gbit-lan", "--size", "100GB"];
+        args.extend_from_slice(flags);
+        let started = std::time::Instant::now();
+        let out = fc_lab(&args);
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "{flags:?}: checked before the run"
+        );
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(want), "{flags:?}: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+    let out = fc_lab(&["compare", "--quick", "--out", "/proc/forbidden"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: --out: /proc/forbidden:"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn compare_owns_its_folder() {
+    let dir = scratch("compare-owns");
+    let out_dir = dir.join("report");
+    let args = |tuners: &str| {
+        vec![
+            "compare".to_owned(),
+            "--profile".into(),
+            "gbit-lan".into(),
+            "--workload".into(),
+            "small-msgs,slow-reader".into(),
+            "--tuner".into(),
+            tuners.into(),
+            "--out".into(),
+            out_dir.display().to_string(),
+        ]
+    };
+    let run = |a: Vec<String>| fc_lab(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let first = run(args("default,neqo"));
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(stderr(&first).contains(&format!("wrote {}", out_dir.display())));
+    // A second, smaller run leaves no file of the first.
+    let mut narrower = args("default");
+    narrower[4] = "small-msgs".into();
+    let second = run(narrower);
+    assert!(second.status.success(), "{}", stderr(&second));
+    let mut names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "goodput-small-msgs.svg",
+            "report.json",
+            "report.md",
+            "window-small-msgs.svg"
+        ]
+    );
+    // A folder holding someone else's file is refused, and left alone.
+    std::fs::write(out_dir.join("notes.txt"), "mine").unwrap();
+    let third = run(args("default"));
+    assert_eq!(third.status.code(), Some(2));
+    assert!(
+        stderr(&third).starts_with("error: --out: "),
+        "{}",
+        stderr(&third)
+    );
+    assert!(stderr(&third).contains("notes.txt"), "{}", stderr(&third));
+    assert_eq!(read(&out_dir.join("notes.txt")), "mine");
+    assert!(out_dir.join("report.md").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn max_wall_stops_cleanly_with_what_it_got() {
     let out = fc_lab(&[
         "run",
         "--profile",
-        "gbit-lan",
+        "gbit-50ms",
         "--size",
-        "1MB",
-        "--plot",
-        "/nonexistent-dir/x/run.svg",
+        "100GB",
+        "--max-wall",
+        "300ms",
+        "--json",
     ]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    // The estimate warns first; the stop is one error line naming the flag.
     assert!(
-        err.starts_with("error: plot /nonexistent-dir/x/run.svg:"),
+        err.starts_with("warning: 93.1 GiB over 1 Gbit/s is about"),
         "{err}"
     );
+    assert!(err.contains("error: --max-wall: stopped after"), "{err}");
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("the report still prints");
+    assert_eq!(v["end"], "stopped");
+    assert_eq!(v["completed"], false);
+    assert!(u(&v, "bytes") > 0 && u(&v, "bytes") < 100_000_000_000);
+}
+
+#[test]
+fn incomplete_runs_say_why() {
+    // A one-second simulated limit on a long transfer: the time limit.
+    let out = fc_lab(&[
+        "run",
+        "--profile",
+        "residential-dsl",
+        "--size",
+        "10MB",
+        "--time-limit",
+        "1s",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("INCOMPLETE (simulated time limit)"));
+    let err = stderr(&out);
+    // Warned before the run, explained after it.
+    assert!(
+        err.starts_with("warning: it cannot finish within the simulated --time-limit 1 s"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: --time-limit: the simulated time limit (1 s) came first"),
+        "{err}"
+    );
+}
+
+#[test]
+fn readme_refuses_a_file_without_blocks_before_running() {
+    let dir = scratch("readme");
+    let plain = dir.join("plain.md");
+    std::fs::write(&plain, "# nothing generated here\n").unwrap();
+    let broken = dir.join("broken.md");
+    std::fs::write(&broken, "<!-- fc-lab readme: mission -->\nno end\n").unwrap();
+    for (file, want) in [
+        (plain.display().to_string(), "no block marked"),
+        (
+            broken.display().to_string(),
+            "has no <!-- /fc-lab readme -->",
+        ),
+        (
+            "/nonexistent/README.md".to_owned(),
+            "/nonexistent/README.md:",
+        ),
+    ] {
+        let out = fc_lab(&["readme", "--check", "--file", &file]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: --file: "), "{err}");
+        assert!(err.contains(want), "{file}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

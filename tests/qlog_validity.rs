@@ -192,8 +192,9 @@ fn traces(s: &Scenario, tag: &str) -> (RunResult, Trace, Trace) {
 fn gigabit_full_trace_is_valid_for_qvis() {
     let (result, client, server) = traces(&gbit_50ms(TraceLevel::Full), "gbit-full");
 
-    // The client is the data receiver: it sends MAX_STREAM_DATA, the server
-    // receives them; the server sends STREAM frames, the client receives them.
+    // The client is the data receiver: it sends its request and
+    // MAX_STREAM_DATA, the server receives them; the server sends the
+    // response's STREAM frames, the client receives them.
     assert!(has_frame(
         &client,
         "transport:packet_sent",
@@ -207,7 +208,23 @@ fn gigabit_full_trace_is_valid_for_qvis() {
     assert!(has_frame(&server, "transport:packet_sent", "stream"));
     assert!(has_frame(&client, "transport:packet_received", "stream"));
     assert!(has_frame(&server, "transport:packet_received", "ack"));
-    assert!(!has_frame(&client, "transport:packet_sent", "stream"));
+    // HTTP/3-like: the request and the response share stream 0, a
+    // client-initiated bidirectional stream (the ones qvis's multiplexing
+    // view draws); the request is a few dozen bytes with FIN.
+    let request: Vec<&Value> = client
+        .frames("transport:packet_sent")
+        .filter(|f| f["frame_type"] == "stream")
+        .collect();
+    assert_eq!(request.len(), 1, "{request:?}");
+    assert_eq!(request[0]["stream_id"], 0);
+    assert_eq!(request[0]["offset"], 0);
+    assert_eq!(request[0]["fin"], true);
+    assert!(
+        client
+            .frames("transport:packet_received")
+            .filter(|f| f["frame_type"] == "stream")
+            .all(|f| f["stream_id"] == 0)
+    );
 
     // Window changes from neqo-fc, as the custom event.
     let changes: Vec<&Value> = client.named(WINDOW_UPDATED).collect();
@@ -299,6 +316,62 @@ fn core_level_is_smaller_and_keeps_flow_control() {
         client.count("transport:packet_received") * 4
             < full_client.count("transport:packet_received")
     );
+}
+
+/// What qvis looks up, for one trace: every packet number an ACK frame
+/// names is a packet of the other side this trace received (ACKs it
+/// sent) or a packet it sent (ACKs it received), and every lost packet
+/// was sent. qvis logs one console error per miss.
+fn assert_whole_for_qvis(t: &Trace, tag: &str) {
+    let sent = t.packets("transport:packet_sent");
+    let received = t.packets("transport:packet_received");
+    let acked = |event: &str| -> Vec<u64> {
+        t.frames(event)
+            .filter(|f| f["frame_type"] == "ack")
+            .flat_map(|f| f["acked_ranges"].as_array().expect("ranges").clone())
+            .flat_map(|r| {
+                let r = r.as_array().expect("range");
+                let lo = r[0].as_u64().unwrap();
+                let hi = r.get(1).map_or(lo, |v| v.as_u64().unwrap());
+                lo..=hi
+            })
+            .collect()
+    };
+    for pn in acked("transport:packet_sent") {
+        assert!(
+            received.contains_key(&pn),
+            "{tag}: our ACK names {pn}, not received here"
+        );
+    }
+    for pn in acked("transport:packet_received") {
+        assert!(
+            sent.contains_key(&pn),
+            "{tag}: a received ACK names {pn}, not sent here"
+        );
+    }
+    for e in t.named("recovery:packet_lost") {
+        let pn = e["data"]["header"]["packet_number"].as_u64().unwrap();
+        assert!(sent.contains_key(&pn), "{tag}: lost {pn} never sent here");
+    }
+}
+
+#[test]
+fn every_packet_an_event_names_is_in_the_trace() {
+    for (s, tag) in [
+        (gbit_50ms(TraceLevel::Core), "gbit-core-whole"),
+        (lossy(TraceLevel::Core), "lossy-core-whole"),
+        (lossy(TraceLevel::Full), "lossy-full-whole"),
+    ] {
+        let (result, client, server) = traces(&s, tag);
+        assert_whole_for_qvis(&client, &format!("{tag} client"));
+        assert_whole_for_qvis(&server, &format!("{tag} server"));
+        // Every loss is recorded, at every level.
+        assert_eq!(
+            server.count("recovery:packet_lost") as u64,
+            result.metrics.packets_lost,
+            "{tag}"
+        );
+    }
 }
 
 #[test]

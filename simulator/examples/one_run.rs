@@ -1,5 +1,7 @@
 //! Runs one bulk download and prints its metrics:
-//! `cargo run --release -p neqo-fc-sim --example one_run -- RATE_MBIT RTT_MS MIB [unlimited]`.
+//! `cargo run --release -p neqo-fc-sim --example one_run -- RATE_MBIT RTT_MS MIB [unlimited]`
+//! (each number optional, defaults 1000 50 1024; a value that is not a
+//! whole number is refused with the usage line, never replaced silently).
 //! `INITIAL_WINDOW=BYTES` sets the initial stream window (the connection's
 //! is at least 512 KiB); `DUMP=1` prints the first samples.
 
@@ -11,20 +13,48 @@ use neqo_fc_sim::{
     scenario::{Scenario, Workload},
 };
 
+const USAGE: &str = "usage: one_run [RATE_MBIT [RTT_MS [MIB [unlimited]]]] \
+(whole numbers; defaults 1000 50 1024; env INITIAL_WINDOW=BYTES, DUMP=1)";
+
+/// Argument `i` as a whole number in `1..=max`, `default` when absent;
+/// anything else ends the program with the usage line.
+fn arg(args: &[String], i: usize, name: &str, default: u64, max: u64) -> u64 {
+    let Some(a) = args.get(i) else {
+        return default;
+    };
+    match a.parse::<u64>() {
+        Ok(v) if (1..=max).contains(&v) => v,
+        _ => fail(&format!(
+            "{name}: expected a whole number in 1..={max}, got {a:?}"
+        )),
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}\n{USAGE}");
+    std::process::exit(2)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
-    let rate = arg(1, 1000) * 1_000_000;
-    let rtt = Duration::from_millis(arg(2, 50));
-    let bytes = arg(3, 1024) << 20;
-    let unlimited = args.get(4).is_some_and(|a| a == "unlimited");
+    let rate = arg(&args, 1, "RATE_MBIT", 1000, 1_000_000) * 1_000_000;
+    let rtt = Duration::from_millis(arg(&args, 2, "RTT_MS", 50, 3_600_000));
+    let bytes = arg(&args, 3, "MIB", 1024, 1 << 40) << 20;
+    let unlimited = match args.get(4).map(String::as_str) {
+        None => false,
+        Some("unlimited") => true,
+        Some(other) => fail(&format!("expected \"unlimited\" or nothing, got {other:?}")),
+    };
+    if args.len() > 5 {
+        fail(&format!("unexpected argument {:?}", args[5]));
+    }
     let mut s = Scenario::new(PathConfig::tail_drop(rate, rtt), Workload::bulk(bytes));
-    if let Some(w) = std::env::var("INITIAL_WINDOW")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    if let Ok(v) = std::env::var("INITIAL_WINDOW") {
+        let Ok(w) = v.parse::<u64>() else {
+            fail(&format!("INITIAL_WINDOW: expected a byte count, got {v:?}"));
+        };
         s.fc.initial_stream_window = w;
-        s.fc.initial_connection_window = (w * 2).max(512 << 10);
+        s.fc.initial_connection_window = (w.saturating_mul(2)).max(512 << 10);
     }
     if unlimited {
         s = s.unlimited_windows();

@@ -28,6 +28,7 @@
 pub mod event;
 pub mod metrics;
 pub mod net;
+pub mod progress;
 pub mod quic;
 pub mod rng;
 pub mod scenario;
@@ -35,4 +36,4 @@ pub mod time;
 pub mod trace;
 pub mod transport;
 
-pub use transport::sim::run;
+pub use transport::sim::{run, run_observed};

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::progress::RunEnd;
+
 /// One point of the sampled time series (for plots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
@@ -54,8 +56,14 @@ pub struct Metrics {
     /// raised it; never above the transport's cap).
     pub packet_threshold: u64,
     /// Time the sender had data and congestion window but no flow-control
-    /// credit (stream or connection).
+    /// credit (stream or connection), whether or not data queued earlier
+    /// still kept the bottleneck busy.
     pub fc_blocked: Duration,
+    /// The part of `fc_blocked` during which the bottleneck link sat idle:
+    /// link time lost to flow control. `fc_blocked − fc_link_idle` is time
+    /// blocked while the queue still fed the link (nothing lost yet).
+    /// Invariant: `fc_link_idle ≤ fc_blocked`.
+    pub fc_link_idle: Duration,
     /// Largest stream receive window at the client.
     pub peak_stream_window: u64,
     /// Largest connection receive window at the client.
@@ -99,4 +107,6 @@ pub struct Metrics {
     pub final_srtt: Duration,
     /// Minimum RTT seen by the sender.
     pub min_rtt: Duration,
+    /// Why the run ended.
+    pub end: RunEnd,
 }

@@ -8,9 +8,11 @@ use crate::{quic::cc::CcState, quic::frame::Frame, time::Time};
 /// Which end of the connection an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Endpoint {
-    /// The endpoint that reads the data (opens nothing; receives streams).
+    /// The endpoint that reads the data: it opens the request streams,
+    /// sends a small request on each and reads the responses.
     Client,
-    /// The endpoint that sends the data.
+    /// The endpoint that sends the data: it answers each request on its
+    /// stream.
     Server,
 }
 
@@ -123,8 +125,10 @@ pub enum TraceLevel {
     /// Nothing (fastest).
     #[default]
     Off,
-    /// Flow-control and recovery events, and only packets carrying flow
-    /// control frames (MAX_*, *_BLOCKED) plus every 16th other packet.
+    /// Flow-control and recovery events, the packets carrying flow-control
+    /// frames (MAX_*, *_BLOCKED) and a sixteenth of the others (64 of
+    /// every 1,024 packet numbers), every lost packet, and ACK frames
+    /// listing only the packets recorded: small, and whole for qvis.
     Core,
     /// Every packet and event.
     Full,

@@ -139,35 +139,38 @@ fn the_same_run_without_misbehaviour_has_no_error() {
     assert!(!m.close_delivered);
 }
 
-/// 5,000 streams × 64 KiB that the application never reads: receive memory
-/// stays within the budget.
+/// 5,000 pushed streams × 64 KiB that the application never asked for and
+/// never reads (the client allows 5,000): receive memory stays within the
+/// budget.
 #[test]
 fn many_unread_streams_stay_within_the_budget() {
     let streams = 5_000;
-    let s = scenario(
+    let mut s = scenario(
         path(GBIT, Duration::from_millis(50)),
-        bulk(64 * KIB, streams, never_read(streams)),
+        bulk(64 * KIB, 1, never_read(1)),
         Some(Hostile::ManyStreams {
-            streams: u64::from(streams),
+            streams,
             bytes: 64 * KIB,
         }),
     );
+    s.fc.max_streams_uni = streams;
     let m = run(&s).metrics;
     summary("many-streams", &m);
     assert_eq!(m.error, None);
-    assert!(m.peak_recv_buffer > 0);
+    // Every pushed byte is held: 5,000 full initial windows.
+    assert_eq!(m.peak_recv_buffer, streams * 64 * KIB);
     assert!(m.peak_recv_buffer <= m.peak_budget, "{m:?}");
     assert!(m.peak_total_credit <= m.peak_budget, "{m:?}");
     assert_eq!(m.budget_violations, 0);
 }
 
-/// A server that opens more streams than the client's stream limit (the
-/// budget's `max_streams`, 100 by default): STREAM_LIMIT_ERROR.
+/// A server that opens more streams than the client's stream limit
+/// (`max_streams_uni`, 100 by default): STREAM_LIMIT_ERROR on the 101st.
 #[test]
 fn streams_beyond_the_limit_are_a_stream_limit_error() {
     let s = scenario(
         path(GBIT, Duration::from_millis(50)),
-        bulk(64 * KIB, 100, never_read(100)),
+        bulk(64 * KIB, 1, never_read(1)),
         Some(Hostile::ManyStreams {
             streams: 5_000,
             bytes: 64 * KIB,

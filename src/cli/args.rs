@@ -14,9 +14,9 @@ use neqo_fc_sim::{
 };
 
 use super::values::{
-    jitter_arg, messages_arg, overhead_arg, positive_size_arg, profile_arg, random_seeds_arg,
-    reader_period_arg, rtt_arg, seeds_arg, stall_arg, streams_arg, threads_arg, time_limit_arg,
-    tuner_arg, workload_arg,
+    jitter_arg, max_wall_arg, messages_arg, overhead_arg, positive_size_arg, profile_arg,
+    random_seeds_arg, reader_period_arg, rtt_arg, seeds_arg, stall_arg, streams_arg, threads_arg,
+    time_limit_arg, tuner_arg, workload_arg,
 };
 use crate::{
     error::LabError,
@@ -86,7 +86,31 @@ pub enum Command {
     /// reordering, duplication and a receiver pause, checking every byte;
     /// exit code 1 if any run fails.
     Sweep(SweepArgs),
+    /// Rerun every scenario the README quotes and rewrite its marked blocks
+    /// (<!-- fc-lab readme: NAME --> … <!-- /fc-lab readme -->), or check
+    /// them with --check (exit code 1 if any differs). About a minute.
+    Readme(ReadmeArgs),
 }
+
+/// Flags of `fc-lab readme`.
+#[derive(Debug, Args)]
+pub struct ReadmeArgs {
+    /// The Markdown file with the marked blocks.
+    #[arg(long, value_name = "FILE", default_value = "README.md")]
+    pub file: PathBuf,
+    /// Only compare: list the blocks that differ from this build and exit
+    /// 1 if any does; the file is not written.
+    #[arg(long)]
+    pub check: bool,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+}
+
+/// Smallest bottleneck queue a run accepts: one full-size datagram (the
+/// simulator's 1,500-byte UDP payload).
+pub const MIN_QUEUE_BYTES: u64 = 1_500;
 
 /// The network path of `run`.
 #[derive(Debug, Args)]
@@ -172,6 +196,20 @@ impl PathArgs {
             .or_else(|| self.profile.map(|p| p.queue))
             .unwrap_or(QueueSpec::ONE_BDP);
         let queue_bytes = queue.bytes(path.bdp_bytes(), path.rate_bps);
+        if queue_bytes < MIN_QUEUE_BYTES {
+            return Err(LabError::flag(
+                "--queue",
+                format!(
+                    "expected room for at least one full-size datagram ({MIN_QUEUE_BYTES} B), \
+                     got {queue_bytes} B{}: every datagram that meets a busy link would be dropped",
+                    if self.queue.is_none() {
+                        " (the profile's queue at this --rate and --rtt)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
         changed |= self.profile.is_some() && queue_bytes != path.queue_bytes;
         path.queue_bytes = queue_bytes;
         if let Some(o) = self.overhead {
@@ -262,6 +300,10 @@ pub struct RunArgs {
     /// Stop at this much simulated time even if unfinished (default 1h).
     #[arg(long, value_name = "DURATION", value_parser = time_limit_arg, allow_hyphen_values = true)]
     pub time_limit: Option<Duration>,
+    /// Stop after this much wall-clock time and report what was delivered
+    /// (--time-limit bounds simulated time, not how long you wait): 60s.
+    #[arg(long, value_name = "DURATION", value_parser = max_wall_arg, allow_hyphen_values = true)]
+    pub max_wall: Option<Duration>,
     /// Write qlog traces (qlog 0.3 JSON-SEQ, for qvis), one per endpoint,
     /// into this directory.
     #[arg(long, value_name = "DIR")]
@@ -420,9 +462,11 @@ pub struct CompareArgs {
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
     pub threads: Option<usize>,
-    /// Report folder (report.json, report.md, SVG plots).
-    #[arg(long, value_name = "DIR", default_value = "fc-lab-report")]
-    pub out: PathBuf,
+    /// Report folder (report.json, report.md, SVG charts); compare owns it:
+    /// it must be new, empty or an earlier report, whose files are replaced.
+    /// Default: fc-lab-report, or fc-lab-report-quick with --quick.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Flow-control overrides, congestion control and seed (every run).
     #[command(flatten)]
     pub transport: TransportArgs,
@@ -456,6 +500,21 @@ pub struct SweepArgs {
     /// of the summary.
     #[arg(long)]
     pub json: bool,
+}
+
+impl CompareArgs {
+    /// The report folder: `--out`, or the default for the matrix (a quick
+    /// run never overwrites the full report).
+    #[must_use]
+    pub fn out_dir(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| {
+            PathBuf::from(if self.quick {
+                "fc-lab-report-quick"
+            } else {
+                "fc-lab-report"
+            })
+        })
+    }
 }
 
 /// Worker threads for `compare` and `sweep`: `--threads`, or the number

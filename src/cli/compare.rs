@@ -1,11 +1,12 @@
 //! `fc-lab compare`: the matrix the flags select, run in parallel with a
 //! progress bar, printed and written as a report folder.
 
-use std::{io::IsTerminal, time::Instant};
+use std::time::Instant;
 
 use super::{
     args::{CompareArgs, worker_threads},
     output::{json_line, print},
+    progress::runs_bar,
 };
 use crate::{
     compare::{self, Matrix},
@@ -34,24 +35,18 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
             ),
         ));
     }
+    let out = a.out_dir();
+    compare::prepare_report_dir(&out)?;
     let specs = matrix.specs();
     let threads = worker_threads(a.threads);
-    let bar = indicatif::ProgressBar::new(specs.len() as u64);
-    if std::io::stderr().is_terminal() {
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} runs  {elapsed_precise} (eta {eta})  {wide_msg}",
-        ) {
-            bar.set_style(style);
-        }
-    } else {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = runs_bar(specs.len() as u64, "runs");
     let started = Instant::now();
     let reports = compare::run_all(&specs, threads, &|r| {
         bar.set_message(format!("{} / {} / {}", r.profile, r.workload, r.tuner));
         bar.inc(1);
     });
     bar.finish_and_clear();
+    let runs = reports.len();
     let reports = compare::median_of_seeds(reports);
     let wall = started.elapsed();
     if a.json {
@@ -59,14 +54,21 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
     } else {
         print(&compare::render_table(&reports));
     }
-    let files = compare::write_report(&a.out, &reports, &matrix)?;
+    let files =
+        compare::write_report(&out, &reports, &matrix).map_err(|e| e.for_output("--out"))?;
+    let charts = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "svg"))
+        .count();
     eprintln!(
-        "{} runs in {:.1} s wall on {threads} thread{}; report: {} ({} files)",
-        reports.len(),
+        "{} in {:.1} s wall on {threads} thread{}",
+        compare::run_count_phrase(runs, reports.len(), matrix.random_seeds),
         wall.as_secs_f64(),
         if threads == 1 { "" } else { "s" },
-        a.out.join("report.md").display(),
-        files.len()
+    );
+    eprintln!(
+        "wrote {}: report.md (findings, tables, charts), report.json, {charts} SVG charts",
+        out.display()
     );
     Ok(0)
 }

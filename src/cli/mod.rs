@@ -1,5 +1,5 @@
 //! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`,
-//! `fc-lab sweep`.
+//! `fc-lab sweep`, `fc-lab readme`.
 //!
 //! clap parses the structure; every value goes through the parsers in
 //! [`crate::units`] so that a bad value produces exactly one line,
@@ -9,13 +9,17 @@
 //!
 //! - `values.rs`: how each flag value is read;
 //! - `args.rs`: the flags (clap definitions) and what they mean;
-//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`: the commands;
+//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`, `readme.rs`: the
+//!   commands;
+//! - `progress.rs`: progress bars on a terminal;
 //! - `output.rs`: writing to the terminal.
 
 mod args;
 mod compare;
 mod output;
 mod profiles;
+mod progress;
+mod readme;
 mod run;
 mod sweep;
 mod values;
@@ -29,8 +33,8 @@ use clap::{
 
 pub use self::{
     args::{
-        CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel, RunArgs, SweepArgs,
-        TransportArgs,
+        CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel, ReadmeArgs, RunArgs,
+        SweepArgs, TransportArgs,
     },
     profiles::profiles_table,
     run::run_summary,
@@ -117,6 +121,7 @@ where
         Command::Compare(a) => compare::cmd_compare(&a),
         Command::Profiles(a) => profiles::cmd_profiles(&a),
         Command::Sweep(a) => sweep::cmd_sweep(&a),
+        Command::Readme(a) => readme::cmd_readme(&a),
     };
     match result {
         Ok(code) => code,

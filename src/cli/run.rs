@@ -1,14 +1,30 @@
 //! `fc-lab run`: one scenario, its summary (or JSON), and the qlog traces
-//! and plot it asks for.
+//! and plot it asks for. Output paths are checked before the run; a cost
+//! estimate warns before a run far beyond the usual; a progress bar (on a
+//! terminal) shows bytes read and an estimate; `--max-wall` stops the run
+//! cleanly and reports what it delivered.
 
-use std::time::Duration;
+use std::{
+    ops::ControlFlow,
+    time::{Duration, Instant},
+};
+
+use neqo_fc_sim::progress::Progress;
 
 use super::{
     args::RunArgs,
     output::{json_line, print},
+    progress::bytes_bar,
 };
 use crate::{
-    error::LabError, execute::execute, format, report::RunReport, spec::RunSpec, tuners::TunerSpec,
+    cost::{self, Cost, WARN_WALL},
+    error::LabError,
+    execute::execute_observed,
+    format,
+    outputs::{writable_dir, writable_file},
+    report::RunReport,
+    spec::RunSpec,
+    tuners::TunerSpec,
 };
 
 pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
@@ -19,16 +35,57 @@ pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
             "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
         ));
     }
-    let outcome = execute(&spec)?;
-    let mut written = Vec::new();
+    // Everything that can be refused is refused before the run.
+    if let Some(dir) = &a.qlog {
+        writable_dir("--qlog", dir)?;
+    }
+    if let Some(file) = &a.plot {
+        writable_file("--plot", file)?;
+    }
+    let cost = cost::estimate(&spec);
+    if let Some(warning) = cost_warning(&spec, &cost, a.max_wall) {
+        eprintln!("{warning}");
+    }
+
+    let bar = bytes_bar(spec.workload.total_bytes());
+    let started = Instant::now();
+    let max_wall = a.max_wall;
+    let mut watch = |p: &Progress| {
+        bar.set_position(p.delivered);
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        #[allow(clippy::cast_precision_loss)]
+        bar.set_message(format!(
+            "simulated {} · {:.1} M events/s",
+            format::duration(p.now),
+            p.events as f64 / secs / 1e6
+        ));
+        match max_wall {
+            Some(limit) if started.elapsed() >= limit => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    };
+    let outcome = execute_observed(&spec, &mut watch);
+    bar.finish_and_clear();
+    let outcome = outcome?;
+    let report = &outcome.report;
+
+    // The result first: a file that fails to write must not lose it.
+    if a.json {
+        print(&json_line(report)?);
+    } else {
+        print(&run_summary(&spec, report));
+    }
     if let Some(dir) = &a.qlog {
         let files =
             crate::qlog::write_traces(dir, &spec.file_stem(), &outcome.result, &outcome.scenario)
-                .map_err(|source| LabError::Io {
+                .map_err(|source| LabError::Output {
+                flag: "--qlog".to_owned(),
                 path: dir.clone(),
-                source,
+                message: source.to_string(),
             })?;
-        written.extend(files);
+        for f in &files {
+            eprintln!("wrote {}", f.display());
+        }
     }
     if let Some(file) = &a.plot {
         let title = format!(
@@ -43,17 +100,9 @@ pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
             &outcome.result.series,
             spec.path.rate_bps,
             spec.path.bdp_bytes(),
-        )?;
-        written.push(file.clone());
-    }
-    let report = &outcome.report;
-    if a.json {
-        print(&json_line(report)?);
-    } else {
-        print(&run_summary(&spec, report));
-    }
-    for f in &written {
-        eprintln!("wrote {}", f.display());
+        )
+        .map_err(|e| e.for_output("--plot"))?;
+        eprintln!("wrote {}", file.display());
     }
     if spec.verify && report.verify_failures > 0 {
         eprintln!(
@@ -67,14 +116,88 @@ pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
         return Ok(1);
     }
     if !report.completed {
-        eprintln!(
-            "error: the run stopped with {} of {} delivered (time limit or stall)",
-            format::bytes(report.bytes),
-            format::bytes(report.expected_bytes)
-        );
+        eprintln!("error: {}", incomplete(&spec, report, started.elapsed()));
         return Ok(1);
     }
     Ok(0)
+}
+
+/// The warning printed before a run whose estimate is far beyond the usual
+/// (more than [`WARN_WALL`] of wall time), or that cannot finish within its
+/// simulated time limit; `None` for an ordinary run.
+#[must_use]
+pub fn cost_warning(spec: &RunSpec, cost: &Cost, max_wall: Option<Duration>) -> Option<String> {
+    let mut parts = Vec::new();
+    if cost.wall > WARN_WALL {
+        let bound = match max_wall {
+            Some(d) => format!("--max-wall {} stops it then", format::duration(d)),
+            None => "--max-wall 60s bounds it".to_owned(),
+        };
+        parts.push(format!(
+            "{} over {} is about {:.1e} simulator events, roughly {} of wall time here ({bound})",
+            format::bytes(spec.workload.total_bytes()),
+            format::rate(rate_f64(spec.path.rate_bps)),
+            cost.events,
+            long_duration(cost.wall),
+        ));
+    }
+    if cost.hits_time_limit {
+        parts.push(format!(
+            "it cannot finish within the simulated --time-limit {}: expect about {} of {} \
+             (a longer --time-limit, a faster --rate or a smaller --size)",
+            long_duration(cost::time_limit(spec)),
+            format::bytes(cost.bytes),
+            format::bytes(spec.workload.total_bytes())
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("warning: {}", parts.join("; ")))
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn rate_f64(bps: u64) -> f64 {
+    bps as f64
+}
+
+/// `45 s`, `12 min`, `3.4 h`, `9 days`: a wall or simulated time a person
+/// plans with.
+#[must_use]
+pub fn long_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    let trim = |v: f64| {
+        let t = format!("{v:.1}");
+        t.strip_suffix(".0").map_or(t.clone(), str::to_owned)
+    };
+    if s < 90.0 {
+        format::duration(d)
+    } else if s < 3600.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 48.0 * 3600.0 {
+        format!("{} h", trim(s / 3600.0))
+    } else {
+        format!("{:.0} days", s / 86_400.0)
+    }
+}
+
+/// Why a run stopped short, in words: `stopped by --max-wall after 60 s
+/// with 12 GiB of 30 GiB read (4.1 s simulated)`.
+fn incomplete(spec: &RunSpec, r: &RunReport, wall: Duration) -> String {
+    let got = format!(
+        "{} of {} read ({} simulated)",
+        format::bytes(r.bytes),
+        format::bytes(r.expected_bytes),
+        format::duration(Duration::from_secs_f64(r.duration_s.max(0.0)))
+    );
+    match r.end.as_str() {
+        "stopped" => format!(
+            "--max-wall: stopped after {} of wall time with {got}",
+            format::duration(Duration::from_secs(wall.as_secs()))
+        ),
+        "time_limit" => format!(
+            "--time-limit: the simulated time limit ({}) came first, with {got}",
+            long_duration(cost::time_limit(spec))
+        ),
+        _ => format!("the run stalled with {got}: nothing was in flight and no timer was armed"),
+    }
 }
 
 /// The human summary of one run: aligned `label  value` lines.
@@ -100,10 +223,12 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
             ),
         ),
     ];
-    let status = match (&r.error, r.completed) {
-        (Some(e), _) => format!("connection error {e}"),
-        (None, true) => "completed".to_owned(),
-        (None, false) => "INCOMPLETE (time limit)".to_owned(),
+    let status = match (&r.error, r.completed, r.end.as_str()) {
+        (Some(e), _, _) => format!("connection error {e}"),
+        (None, true, _) => "completed".to_owned(),
+        (None, false, "stopped") => "INCOMPLETE (stopped by --max-wall)".to_owned(),
+        (None, false, "time_limit") => "INCOMPLETE (simulated time limit)".to_owned(),
+        (None, false, _) => "INCOMPLETE (stalled: nothing in flight, no timer)".to_owned(),
     };
     lines.push((
         "result",
@@ -126,9 +251,9 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
         "peak window",
         format!(
             "stream {} ({} x BDP), connection {}",
-            format::bytes(r.peak_stream_window_bytes),
+            format::window(r.peak_stream_window_bytes),
             format::ratio(r.window_bdp()),
-            format::bytes(r.peak_conn_window_bytes)
+            format::window(r.peak_conn_window_bytes)
         ),
     ));
     lines.push((
@@ -137,7 +262,7 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
             "receive buffer {} ({} x BDP), credit outstanding {} ({} x BDP)",
             format::bytes(r.peak_recv_buffer_bytes),
             format::ratio(r.buffer_bdp()),
-            format::bytes(r.peak_total_credit_bytes),
+            format::window(r.peak_total_credit_bytes),
             format::ratio(r.credit_bdp())
         ),
     ));
@@ -166,10 +291,13 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
         ));
     }
     lines.push((
-        "fc blocked",
+        "flow control",
         format!(
-            "{} ({} window updates sent, {} BLOCKED frames sent)",
+            "link idle {} because of it; sender blocked {} in all, {} of it while queued \
+             data kept the link busy ({} window updates, {} BLOCKED frames)",
+            secs(r.fc_link_idle_s),
             secs(r.fc_blocked_s),
+            secs(r.fc_blocked_link_busy_s),
             r.window_updates_sent,
             r.blocked_frames_sent
         ),

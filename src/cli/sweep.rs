@@ -5,6 +5,7 @@ use std::time::Instant;
 use super::{
     args::{SweepArgs, worker_threads},
     output::{json_line, print},
+    progress::runs_bar,
 };
 use crate::error::LabError;
 
@@ -17,7 +18,14 @@ pub(super) fn cmd_sweep(a: &SweepArgs) -> Result<i32, LabError> {
     }
     let threads = worker_threads(a.threads);
     let started = Instant::now();
-    let report = crate::sweep::sweep(a.start, a.seeds, threads);
+    let bar = runs_bar(a.seeds, "seeds");
+    let report = crate::sweep::sweep_with(a.start, a.seeds, threads, &|o| {
+        if o.failure.is_some() {
+            bar.set_message(format!("seed {} FAILED", o.seed));
+        }
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
     let wall = started.elapsed();
     if a.json {
         print(&json_line(&report)?);

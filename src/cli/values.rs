@@ -79,6 +79,14 @@ pub(super) fn time_limit_arg(s: &str) -> Result<Duration, UnitError> {
     }
 }
 
+pub(super) fn max_wall_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a positive wall-clock duration like 60s or 500ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
 pub(super) fn reader_period_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a duration from 1us to 10s like 20ms (ns, us, ms, s)";
     match units::parse_duration(s) {
@@ -88,10 +96,13 @@ pub(super) fn reader_period_arg(s: &str) -> Result<Duration, UnitError> {
 }
 
 pub(super) fn positive_size_arg(s: &str) -> Result<u64, UnitError> {
-    const E: &str =
-        "a positive size like 1GiB, 4096 or 500KB (KB/MB/GB = 1000^n, KiB/MiB/GiB = 1024^n)";
+    const E: &str = "a positive size like 1GiB, 4096 or 500KB \
+         (KB/MB/GB/TB/PB = 1000^n, KiB/MiB/GiB/TiB/PiB = 1024^n)";
+    const BIG: &str = "a size of at most 2^62 - 1 bytes (4 EiB, the largest QUIC stream offset)";
     match units::parse_size(s) {
         Ok(n) if n > 0 && n <= neqo_fc::MAX_VARINT => Ok(n),
+        Ok(n) if n > 0 => Err(unit_err(BIG, s)),
+        Err(_) if units::size_too_large(s) => Err(unit_err(BIG, s)),
         _ => Err(unit_err(E, s)),
     }
 }

@@ -36,8 +36,8 @@ pub fn memory_table(group: &[RunReport]) -> Table {
         ("budget/BDP", Align::Right),
         ("fairness", Align::Right),
         ("stall goodput", Align::Right),
-        ("fc blocked", Align::Right),
-        ("", Align::Left),
+        ("fc idle", Align::Right),
+        ("note", Align::Left),
     ]);
     let best = best_time(group);
     for r in group {
@@ -58,16 +58,16 @@ pub fn memory_table(group: &[RunReport]) -> Table {
             format::seconds(Duration::from_secs_f64(r.duration_s.max(0.0))),
             format::rate(r.goodput_bps),
             format::ratio(r.credit_bdp()),
-            format::bytes(r.peak_recv_buffer_bytes),
+            format::window(r.peak_recv_buffer_bytes),
             budget,
             fairness,
             r.stall_goodput_bps
                 .map_or_else(|| "-".to_owned(), format::rate),
-            format::seconds(Duration::from_secs_f64(r.fc_blocked_s.max(0.0))),
+            format::seconds(Duration::from_secs_f64(r.fc_link_idle_s.max(0.0))),
             note(r),
         ]);
     }
-    t
+    t.without_empty_columns()
 }
 
 /// `peer`'s peak credit over `ours`: how many times more memory the peer
@@ -141,7 +141,7 @@ pub fn memory_markdown(reports: &[RunReport]) -> String {
             t.push(vec![
                 r.tuner.clone(),
                 format::rate(r.goodput_bps),
-                format::bytes(r.peak_total_credit_bytes),
+                format::window(r.peak_total_credit_bytes),
                 format::ratio(r.credit_bdp()),
                 format::ratio(credit_ratio(r, ours)),
                 format::bytes(r.peak_recv_buffer_bytes),
@@ -237,17 +237,17 @@ mod tests {
         assert_eq!(
             lines[0],
             "tuner    ratio     time     goodput  credit/BDP  buffer  budget/BDP  fairness  \
-             stall goodput  fc blocked"
+             stall goodput  fc idle"
         );
         // default: budget on (40 MiB = 6.71 BDP), fairness shown, no stall.
         assert_eq!(
             lines[2],
-            "default   1.00  1.000 s  624 Mbit/s        3.36     0 B        6.71     0.988              -     0.000 s"
+            "default   1.00  1.000 s  624 Mbit/s        3.36     0 B        6.71     0.988              -  0.000 s"
         );
         // neqo: no budget; stalled readers: no fairness, stall goodput.
         assert_eq!(
             lines[3],
-            "neqo      1.00  1.000 s  610 Mbit/s       16.78     0 B           -         -     947 Mbit/s     0.000 s"
+            "neqo      1.00  1.000 s  610 Mbit/s       16.78     0 B           -         -     947 Mbit/s  0.000 s"
         );
         assert!((credit_ratio(&rows[1], &rows[0]) - 5.0).abs() < 1e-12);
     }

@@ -9,13 +9,18 @@
 //! - [`tables`]: a table per (profile, workload), as `compare` prints it;
 //! - [`memory`]: the many-streams tables and report.md's "Memory" section;
 //! - [`summary`]: report.md's profile × tuner matrices;
-//! - [`report_dir`]: the report folder ([`write_report`]).
+//! - [`findings`]: who wins each scenario, by how much, at what memory;
+//! - [`colours`]: one colour per strategy in every chart;
+//! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
+//!   [`write_report`]).
 //!
 //! Parallelism is `std::thread::scope` with an atomic work index over a
 //! fixed job order; each result is stored at its spec's index, so the
 //! output is identical whatever the thread count (every run is
 //! deterministic on its own).
 
+pub mod colours;
+pub mod findings;
 pub mod matrix;
 pub mod memory;
 pub mod report_dir;
@@ -29,7 +34,7 @@ mod fixtures;
 
 pub use self::{
     matrix::{Matrix, Section},
-    report_dir::write_report,
-    run::{median_of_seeds, run_all},
+    report_dir::{prepare_report_dir, write_report},
+    run::{median_of_seeds, run_all, run_count_phrase},
     tables::render_table,
 };

@@ -80,6 +80,22 @@ pub fn median_of_seeds(reports: Vec<RunReport>) -> Vec<RunReport> {
     out
 }
 
+/// How many runs gave how many results, in one phrase used everywhere a
+/// count is shown (the progress bar counts runs): `804 runs → 516 results
+/// (cells on paths with random loss or jitter are the median of 5 seeds)`,
+/// or `36 runs` when every cell is one run.
+#[must_use]
+pub fn run_count_phrase(runs: usize, results: usize, random_seeds: u64) -> String {
+    if runs == results {
+        format!("{runs} run{}", if runs == 1 { "" } else { "s" })
+    } else {
+        format!(
+            "{runs} runs → {results} results (cells on paths with random loss or jitter \
+             are the median of {random_seeds} seeds)"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,96 +1,80 @@
 //! report.md's summary matrices: one per workload, a row per profile and a
 //! column per tuner — the README's results tables.
 
-use super::rows::distinct;
+use super::{
+    findings::{Memory, rank_goodput},
+    rows::distinct,
+};
 use crate::{
     format,
     report::RunReport,
     table::{Align, Table},
-    workloads::MatrixWorkload,
 };
 
-/// What the second value of a summary cell is, by workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Second {
-    /// Peak stream window / BDP (bulk-like workloads).
-    Window,
-    /// Peak receive buffer (rate-limited reader).
-    Buffer,
-    /// Peak credit outstanding over all streams / BDP (many streams).
-    Credit,
+/// The profile × tuner matrix of `workload` (a row per profile, a column
+/// per tuner that ran it), each cell `goodput · memory` — `stall goodput ·
+/// peak receive buffer` with stalled readers, `goodput · peak receive
+/// buffer` for a paced reader, `goodput · peak credit / BDP` for many
+/// streams, `goodput · peak stream window / BDP` otherwise (`failed` /
+/// `incomplete` when the run did not deliver everything); with the
+/// phrase saying what the cells hold. `None` when nothing ran it.
+#[must_use]
+pub fn summary_table(reports: &[RunReport], workload: &str) -> Option<(String, Table)> {
+    let rows: Vec<&RunReport> = reports.iter().filter(|r| r.workload == workload).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut tuners: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !tuners.contains(&r.tuner.as_str()) {
+            tuners.push(&r.tuner);
+        }
+    }
+    let stalled = rows.iter().all(|r| r.stall.is_some());
+    let memory = Memory::of(&rows);
+    let first = if stalled { "stall goodput" } else { "goodput" };
+    let mut columns: Vec<(&str, Align)> = vec![("profile", Align::Left)];
+    columns.extend(tuners.iter().map(|t| (*t, Align::Right)));
+    let mut t = Table::new(&columns);
+    for profile in distinct(reports, |r| &r.profile) {
+        if !rows.iter().any(|r| r.profile == profile) {
+            continue;
+        }
+        let mut row = vec![profile.to_owned()];
+        for tuner in &tuners {
+            let cell = rows
+                .iter()
+                .find(|r| r.profile == profile && r.tuner == *tuner)
+                .map_or_else(String::new, |r| match (&r.error, r.completed) {
+                    (Some(_), _) => "failed".to_owned(),
+                    (None, false) => "incomplete".to_owned(),
+                    (None, true) => format!(
+                        "{} · {}",
+                        rank_goodput(r).map_or_else(|| "-".to_owned(), format::rate),
+                        match memory {
+                            Memory::Window => format::ratio(r.window_bdp()),
+                            Memory::Buffer => format::window(r.peak_recv_buffer_bytes),
+                            Memory::Credit => format::ratio(r.credit_bdp()),
+                        }
+                    ),
+                });
+            row.push(cell);
+        }
+        t.push(row);
+    }
+    Some((format!("{first} · {}", memory.name()), t))
 }
 
-/// One Markdown matrix per workload: a row per profile, a column per
-/// tuner (those that ran it), each cell `goodput · peak window / BDP` —
-/// `goodput · peak receive buffer` for a rate-limited reader,
-/// `goodput · peak total credit / BDP` for the many-streams workloads,
-/// and `stall goodput · peak receive buffer` with stalled readers
-/// (`failed` / `incomplete` when the run did not deliver everything). The
-/// README's results table.
+/// One Markdown matrix per workload ([`summary_table`]), each under a
+/// `## Summary: workload (what the cells hold)` heading.
 #[must_use]
 pub fn summary_markdown(reports: &[RunReport]) -> String {
     let mut md = String::new();
     for workload in distinct(reports, |r| &r.workload) {
-        let rows: Vec<&RunReport> = reports.iter().filter(|r| r.workload == workload).collect();
-        let mut tuners: Vec<&str> = Vec::new();
-        for r in &rows {
-            if !tuners.contains(&r.tuner.as_str()) {
-                tuners.push(&r.tuner);
-            }
+        if let Some((cells, t)) = summary_table(reports, workload) {
+            md.push_str(&format!("\n## Summary: {workload} ({cells})\n\n"));
+            md.push_str(&t.markdown());
         }
-        let stalled = rows.iter().all(|r| r.stall.is_some());
-        // With stalled or rate-limited readers the question is memory.
-        let second = if stalled || rows.iter().all(|r| r.reader_rate_bps.is_some()) {
-            Second::Buffer
-        } else if MatrixWorkload::find(workload).is_some_and(MatrixWorkload::is_many_streams) {
-            Second::Credit
-        } else {
-            Second::Window
-        };
-        let first = if stalled { "stall goodput" } else { "goodput" };
-        let second_name = match second {
-            Second::Window => "peak stream window / BDP",
-            Second::Buffer => "peak receive buffer",
-            Second::Credit => "peak total credit / BDP",
-        };
-        md.push_str(&format!(
-            "\n## Summary: {workload} ({first} · {second_name})\n\n"
-        ));
-        let mut columns: Vec<(&str, Align)> = vec![("profile", Align::Left)];
-        columns.extend(tuners.iter().map(|t| (*t, Align::Right)));
-        let mut t = Table::new(&columns);
-        for profile in distinct(reports, |r| &r.profile) {
-            if !rows.iter().any(|r| r.profile == profile) {
-                continue;
-            }
-            let mut row = vec![profile.to_owned()];
-            for tuner in &tuners {
-                let cell = rows
-                    .iter()
-                    .find(|r| r.profile == profile && r.tuner == *tuner)
-                    .map_or_else(String::new, |r| match (&r.error, r.completed) {
-                        (Some(_), _) => "failed".to_owned(),
-                        (None, false) => "incomplete".to_owned(),
-                        (None, true) => format!(
-                            "{} · {}",
-                            if stalled {
-                                r.stall_goodput_bps
-                                    .map_or_else(|| "-".to_owned(), format::rate)
-                            } else {
-                                format::rate(r.goodput_bps)
-                            },
-                            match second {
-                                Second::Window => format::ratio(r.window_bdp()),
-                                Second::Buffer => format::bytes(r.peak_recv_buffer_bytes),
-                                Second::Credit => format::ratio(r.credit_bdp()),
-                            }
-                        ),
-                    });
-                row.push(cell);
-            }
-            t.push(row);
-        }
-        md.push_str(&t.markdown());
     }
     md
 }

@@ -84,8 +84,8 @@ pub fn group_table(group: &[RunReport]) -> Table {
         ("win/BDP", Align::Right),
         ("buffer", Align::Right),
         ("drops", Align::Right),
-        ("fc blocked", Align::Right),
-        ("", Align::Left),
+        ("fc idle", Align::Right),
+        ("note", Align::Left),
     ]);
     let best = best_time(group);
     for r in group {
@@ -97,11 +97,11 @@ pub fn group_table(group: &[RunReport]) -> Table {
             format::ratio(r.window_bdp()),
             format::bytes(r.peak_recv_buffer_bytes),
             r.drops.to_string(),
-            format::seconds(Duration::from_secs_f64(r.fc_blocked_s.max(0.0))),
+            format::seconds(Duration::from_secs_f64(r.fc_link_idle_s.max(0.0))),
             note(r),
         ]);
     }
-    t
+    t.without_empty_columns()
 }
 
 /// The whole comparison as text: a block per (profile, workload), each a
@@ -125,8 +125,11 @@ pub const COLUMNS: &str = "ratio = simulated time / the fastest tuner's (1.00 = 
 time = simulated time until the last byte was read; goodput = bytes read × 8 / time; \
 win/BDP = peak stream receive window / bandwidth-delay product; \
 buffer = peak receive-buffer occupancy (received, not yet read); \
-drops = datagrams dropped on the path; fc blocked = time the sender had data and \
-congestion window but no flow-control credit.";
+drops = datagrams dropped on the path; fc idle = time the bottleneck link sat idle \
+because flow control held the sender back (it had data and congestion window but no \
+credit, and nothing queued kept the link busy): link time lost to flow control. \
+`report.json` also has `fc_blocked_s`, all the time the sender was held back, most of \
+which a standing queue usually covers.";
 
 #[cfg(test)]
 mod tests {

@@ -31,7 +31,7 @@ use neqo_fc_sim::{
 pub use events::{QlogEvent, WINDOW_UPDATED, duration_ms, qlog_event, time_ms};
 pub use frames::{ACK_DELAY_EXPONENT, ack_delay_ms, quic_frame};
 pub use sink::SharedBuf;
-pub use writer::write_trace;
+pub use writer::{REFERENCE_TIME_MS, SERVER_TIME_OFFSET_MS, write_trace};
 
 /// Both endpoints, in the order traces are written.
 pub const ENDPOINTS: [Endpoint; 2] = [Endpoint::Client, Endpoint::Server];

@@ -173,6 +173,11 @@ fn client_trace_header_and_sorted_events() {
     assert_eq!(trace["common_fields"]["group_id"], "p-t-1");
     assert_eq!(trace["common_fields"]["time_format"], "relative");
     assert_eq!(trace["configuration"]["time_offset"], 0.0);
+    // A real reference time (qvis shifts traces that have 0).
+    assert_eq!(
+        trace["common_fields"]["reference_time"],
+        1_735_689_600_000.0
+    );
     let events = &recs[1..];
     assert_eq!(
         names_and_times(events),
@@ -197,6 +202,13 @@ fn server_trace_has_only_server_events() {
     let bytes = trace_to_bytes(Endpoint::Server, "x", &result(), &scenario()).unwrap();
     let recs = records(&bytes);
     assert_eq!(recs[0]["trace"]["vantage_point"]["type"], "server");
+    // The same reference time, and an offset qvis takes as "aligned".
+    let trace = &recs[0]["trace"];
+    assert_eq!(
+        trace["common_fields"]["reference_time"],
+        1_735_689_600_000.0
+    );
+    assert_eq!(trace["configuration"]["time_offset"], 0.001);
     assert_eq!(
         names_and_times(&recs[1..]),
         [

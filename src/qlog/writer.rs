@@ -14,6 +14,21 @@ use qlog::{
 
 use super::events::{QlogEvent, qlog_event};
 
+/// `common_fields.reference_time` of every trace, in ms since the Unix
+/// epoch: simulated time zero pinned to 2025-01-01 00:00:00 UTC. A fixed
+/// value keeps traces byte-identical run to run; a real one (not 0) is what
+/// lets qvis put both traces of a run on one time line (with 0 it assumes
+/// the client forgot it and shifts the traces apart).
+pub const REFERENCE_TIME_MS: f64 = 1_735_689_600_000.0;
+
+/// `configuration.time_offset` of the server's trace, in ms. Both traces
+/// use one clock, so the true offset is 0; but qvis's sequence diagram
+/// takes a zero offset for "not known" and then shifts the server's trace
+/// by half an RTT (estimated from `latest_rtt`), which makes packets arrive
+/// before they leave. A stated offset of one microsecond -- below what the
+/// traces' millisecond times resolve -- tells it the traces are aligned.
+pub const SERVER_TIME_OFFSET_MS: f64 = 0.001;
+
 /// Writes the trace of `endpoint` from `result` to `writer`: the JSON-SEQ
 /// header record, then one record per event of that endpoint, ordered by
 /// simulated time (equal times keep their recorded order), so `time` never
@@ -74,13 +89,16 @@ fn trace_seq(endpoint: Endpoint, name: &str) -> TraceSeq {
         Some(format!("{name} {}", endpoint.as_str())),
         None,
         Some(Configuration {
-            time_offset: Some(0.0),
+            time_offset: Some(match endpoint {
+                Endpoint::Client => 0.0,
+                Endpoint::Server => SERVER_TIME_OFFSET_MS,
+            }),
             original_uris: None,
         }),
         Some(CommonFields {
             group_id: Some(name.to_owned()),
             protocol_type: Some(vec!["QUIC".to_owned()]),
-            reference_time: Some(0.0),
+            reference_time: Some(REFERENCE_TIME_MS),
             time_format: Some("relative".to_owned()),
         }),
     )

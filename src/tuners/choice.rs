@@ -156,8 +156,12 @@ mod tests {
             "unlimited"
         );
         assert_eq!(
-            TunerChoice::parse("fixed+budget"),
+            TunerChoice::parse("fixed:1MiB+budget"),
             Ok(TunerChoice::with_budget(TunerSpec::Fixed(1 << 20), true))
+        );
+        assert!(
+            TunerChoice::parse("fixed+budget").is_err(),
+            "a bare fixed has no size"
         );
         assert_eq!(
             TunerChoice::MANY_STREAMS.map(|t| t.name()),

@@ -72,8 +72,8 @@ impl TunerSpec {
         Self::Unlimited,
     ];
 
-    /// Parses `default`, `neqo`, `double`, `unlimited`, `fixed:SIZE` or
-    /// `fixed` (= `fixed:1MiB`, neqo before auto-tuning).
+    /// Parses `default`, `neqo`, `double`, `unlimited` or `fixed:SIZE` (a
+    /// bare `fixed` is refused: the size is the whole point of it).
     ///
     /// # Errors
     /// A message (without the flag name) saying what is accepted.
@@ -106,7 +106,10 @@ impl TunerSpec {
             "unlimited" => no_arg(Self::Unlimited),
             "fixed" => {
                 let Some(arg) = arg else {
-                    return Ok(Self::Fixed(1 << 20));
+                    return Err(format!(
+                        "fixed needs its window size, e.g. fixed:1MiB (neqo before \
+                         auto-tuning) or fixed:256KiB; got {shown:?}"
+                    ));
                 };
                 match crate::units::parse_size(arg) {
                     Ok(size) if size > 0 && size <= MAX_VARINT => Ok(Self::Fixed(size)),
@@ -179,7 +182,7 @@ impl TunerSpec {
                 }
                 let mut config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
                 // Every stream the run opens may hold its window at once.
-                config.max_streams_uni = config.max_streams_uni.max(streams);
+                config.max_streams_bidi = config.max_streams_bidi.max(streams);
                 (Arc::new(Fixed), config.with_unlimited_windows())
             }
         };
@@ -265,7 +268,11 @@ mod tests {
             assert_eq!(TunerSpec::parse(s), Ok(spec));
             assert_eq!(spec.name(), s);
         }
-        assert_eq!(TunerSpec::parse("fixed"), Ok(TunerSpec::Fixed(1 << 20)));
+        assert!(
+            TunerSpec::parse("fixed")
+                .unwrap_err()
+                .contains("fixed:1MiB")
+        );
         assert_eq!(
             TunerSpec::parse("fixed:1MB"),
             Ok(TunerSpec::Fixed(1_000_000))

@@ -21,8 +21,10 @@ pub enum Hostile {
         /// Bytes sent beyond the stream limit (one frame at most per packet).
         extra: u64,
     },
-    /// Open `streams` streams of `bytes` each, whatever the workload says
-    /// (the client still expects the workload's stream count).
+    /// Open `streams` unidirectional streams of its own (server-initiated,
+    /// like HTTP/3 push) with `bytes` each, and answer no request: the
+    /// client never asked for them, so its application never reads them;
+    /// its stream limit (`max_streams_uni`) and budget must bound them.
     ManyStreams {
         /// Streams the server opens.
         streams: u64,
@@ -56,16 +58,17 @@ impl Hostile {
     /// simulator's own memory; far beyond any stream limit).
     pub const MAX_STREAMS: u64 = 1 << 20;
 
-    /// The byte count of each stream the server sends: the workload's
-    /// (`workload`), or the hostile stream set of [`Hostile::ManyStreams`].
+    /// The byte count of each stream the server pushes on its own
+    /// ([`Hostile::ManyStreams`]); `None` when it answers requests as
+    /// usual.
     #[must_use]
-    pub fn send_streams(&self, workload: Vec<u64>) -> Vec<u64> {
+    pub fn pushed_streams(&self) -> Option<Vec<u64>> {
         match *self {
             Self::ManyStreams { streams, bytes } => {
                 let n = usize::try_from(streams.min(Self::MAX_STREAMS)).unwrap_or(0);
-                vec![bytes; n]
+                Some(vec![bytes; n])
             }
-            _ => workload,
+            _ => None,
         }
     }
 
@@ -90,12 +93,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn many_streams_overrides_the_workload() {
+    fn many_streams_pushes_instead_of_answering() {
         let h = Hostile::ManyStreams {
             streams: 3,
             bytes: 7,
         };
-        assert_eq!(h.send_streams(vec![1]), vec![7, 7, 7]);
-        assert_eq!(Hostile::PaceFast.send_streams(vec![1, 2]), vec![1, 2]);
+        assert_eq!(h.pushed_streams(), Some(vec![7, 7, 7]));
+        assert_eq!(Hostile::PaceFast.pushed_streams(), None);
     }
 }

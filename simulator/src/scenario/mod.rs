@@ -112,7 +112,7 @@ impl Scenario {
     /// measured against).
     #[must_use]
     pub fn unlimited_windows(mut self) -> Self {
-        self.fc.max_streams_uni = self.fc.max_streams_uni.max(self.workload_streams());
+        self.fc.max_streams_bidi = self.fc.max_streams_bidi.max(self.workload_streams());
         self.fc = self.fc.with_unlimited_windows();
         self.tuner = Arc::new(Fixed);
         self
@@ -122,16 +122,17 @@ impl Scenario {
         u64::from(self.workload.streams.max(1))
     }
 
-    /// The flow-control settings the client runs with: [`Scenario::fc`],
-    /// advertising enough unidirectional streams (`initial_max_streams_uni`)
-    /// for the workload.
+    /// The flow-control settings both ends run with: [`Scenario::fc`],
+    /// allowing enough bidirectional streams (`initial_max_streams_bidi`)
+    /// for the workload's requests (the client opens one per stream at
+    /// once).
     ///
     /// # Errors
     /// The [`ConfigError`] `validate` gives (a run with it records the
     /// error and simulates nothing).
     pub fn flow_control(&self) -> Result<ValidConfig, ConfigError> {
         Config {
-            max_streams_uni: self.fc.max_streams_uni.max(self.workload_streams()),
+            max_streams_bidi: self.fc.max_streams_bidi.max(self.workload_streams()),
             ..self.fc
         }
         .validate()

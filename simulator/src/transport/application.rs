@@ -26,6 +26,8 @@ pub struct Application {
     forget_dead_readers: bool,
     /// Reused buffer for stream-ID lists.
     scratch: Vec<u64>,
+    /// Streams read to their end since [`Application::take_completed`].
+    newly_completed: Vec<u64>,
 }
 
 impl Application {
@@ -41,6 +43,7 @@ impl Application {
             completion: vec![None; usize::try_from(expected).unwrap_or(0)],
             forget_dead_readers: false,
             scratch: Vec::new(),
+            newly_completed: Vec::new(),
         }
     }
 
@@ -100,6 +103,7 @@ impl Application {
                     *slot = Some(now);
                 }
                 self.completed += 1;
+                self.newly_completed.push(index);
                 streams.close(id);
             } else if more == 0 {
                 streams.not_readable(id);
@@ -132,6 +136,12 @@ impl Application {
             .into_iter()
             .flatten()
             .min()
+    }
+
+    /// The indices of the streams read to their end since the last call
+    /// (the server answers a request once it has read all of it).
+    pub fn take_completed(&mut self) -> std::vec::Drain<'_, u64> {
+        self.newly_completed.drain(..)
     }
 
     // ---------------------------------------------------------------

@@ -1,8 +1,10 @@
 //! One endpoint of the QUIC-like connection: packets in and out, frame
 //! dispatch, ACKs, loss recovery and timers.
 //!
-//! The server sends the workload's streams; the client receives them and
-//! its [`Application`] reads them. Both ends run the same machinery. The
+//! HTTP/3-like: the client sends a small request on each of its
+//! bidirectional streams; the server reads it and answers on the same
+//! stream with the workload's bytes, which the client's [`Application`]
+//! reads. Both ends run the same machinery. The
 //! endpoint owns its parts and wires them together; each part keeps its
 //! own state:
 //!
@@ -15,10 +17,10 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Rtt, Tuner, ValidConfig, WindowChange};
+use neqo_fc::{Role, Rtt, Tuner, ValidConfig, WindowChange};
 
 use super::{
-    PACKET_OVERHEAD,
+    PACKET_OVERHEAD, StreamKind,
     ack_state::AckState,
     application::Application,
     hostile::HostileSender,
@@ -61,6 +63,19 @@ pub struct ConnConfig {
     pub trace: TraceLevel,
 }
 
+/// What an endpoint sends: streams of `kind` with `bytes[i]` on stream `i`,
+/// each as soon as the run starts or (`on_request`) once the peer's request
+/// on that stream was read.
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing<'a> {
+    /// Request streams (either end) or pushed streams (a hostile server).
+    pub kind: StreamKind,
+    /// Bytes per stream.
+    pub bytes: &'a [u64],
+    /// Each stream waits for the peer's request on it.
+    pub on_request: bool,
+}
+
 /// One endpoint.
 ///
 /// Invariants: once `closed` is set the endpoint sends nothing but its own
@@ -91,24 +106,25 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// An endpoint. `send_streams`: bytes per stream this end sends;
-    /// `expected_streams`: streams it will receive; `reader`: how its
-    /// application reads.
+    /// An endpoint. `send`: what this end sends; `expected_streams`:
+    /// request streams it will receive on; `reader`: how its application
+    /// reads.
     #[must_use]
-    pub fn new(
-        cfg: ConnConfig,
-        send_streams: &[u64],
-        expected_streams: u64,
-        reader: Reader,
-    ) -> Self {
+    pub fn new(cfg: ConnConfig, send: Outgoing<'_>, expected_streams: u64, reader: Reader) -> Self {
         let fc = cfg.fc;
         let recovery = Recovery::new(cfg.cc, u64::from(cfg.max_datagram), cfg.max_ack_delay);
-        let recv = RecvStreams::new(fc, Arc::clone(&cfg.tuner), expected_streams);
+        let role = match cfg.endpoint {
+            Endpoint::Client => Role::Client,
+            Endpoint::Server => Role::Server,
+        };
+        let recv = RecvStreams::new(role, fc, Arc::clone(&cfg.tuner), expected_streams);
         Self {
             next_pn: 0,
             acks: AckState::new(cfg.ack_ratio, cfg.max_ack_delay),
             send: SendStreams::new(
-                send_streams,
+                send.kind,
+                send.bytes,
+                send.on_request,
                 fc.initial_stream_window,
                 fc.initial_connection_window,
             ),
@@ -170,6 +186,14 @@ impl Connection {
         }
     }
 
+    /// Lets the responses go whose requests the application read to the
+    /// end (a no-op for streams that do not wait for one).
+    fn answer_requests(&mut self) {
+        for index in self.app.take_completed() {
+            self.send.open(index);
+        }
+    }
+
     /// The RTT pair flow control tunes with (`None` before a sample).
     fn rtt(&self) -> Option<Rtt> {
         let min = self.recovery.rtt.min_rtt();
@@ -211,7 +235,7 @@ impl Connection {
             frames.clear();
             return frames;
         }
-        if let Some(traced) = self.tracer.frames(&frames) {
+        if let Some(traced) = self.tracer.received_frames(pkt.pn, &frames) {
             let (pn, size) = (pkt.pn, pkt.size);
             self.tracer.record(
                 now,
@@ -229,6 +253,7 @@ impl Connection {
             }
         }
         self.app.read(now, &mut self.recv);
+        self.answer_requests();
         frames
     }
 
@@ -327,7 +352,7 @@ impl Connection {
         let cwnd = self.recovery.cc.cwnd();
         self.stats.on_cwnd(cwnd);
         self.tracer.cc_state(now, self.recovery.cc.state());
-        if self.tracer.on() {
+        if self.tracer.metrics_wanted() {
             let r = &self.recovery.rtt;
             let ev = TraceEvent::MetricsUpdated {
                 cwnd,
@@ -356,6 +381,7 @@ impl Connection {
     fn on_lost(&mut self, now: Time, lost: Vec<(SentPacket, LossTrigger)>) {
         for (p, trigger) in lost {
             self.stats.packets_lost += 1;
+            self.tracer.lost(&p);
             self.tracer.record(
                 now,
                 TraceEvent::PacketLost {
@@ -444,6 +470,7 @@ impl Connection {
             }
         }
         self.app.read(now, &mut self.recv);
+        self.answer_requests();
     }
 
     // ---------------------------------------------------------------
@@ -520,7 +547,7 @@ impl Connection {
     fn seal(&mut self, now: Time, frames: Vec<Frame>) -> Packet {
         let pn = self.next_pn;
         self.next_pn += 1;
-        let traced = self.tracer.frames(&frames);
+        let traced = self.tracer.sent_frames(pn, &frames);
         let pkt = Packet::new(pn, frames, self.cfg.verify);
         if let Some(frames) = traced {
             let size = pkt.size;
@@ -528,6 +555,13 @@ impl Connection {
                 .record(now, TraceEvent::PacketSent { pn, size, frames });
         }
         pkt
+    }
+
+    /// True while flow control holds this endpoint's sending back: it has
+    /// new data and congestion window but no credit.
+    #[must_use]
+    pub fn fc_blocked(&self) -> bool {
+        self.send.blocked()
     }
 
     /// Closes the blocked-time accounting at the end of a run.

@@ -45,16 +45,56 @@ pub const ACK_DELAY_EXPONENT: u32 = 3;
 /// Most ACK ranges we put in one ACK frame.
 pub const MAX_ACK_RANGES: usize = 32;
 
-/// Stream ID of the `index`-th server-initiated unidirectional stream
-/// (RFC 9000 §2.1: type bits 0b11).
-#[must_use]
-pub const fn stream_id(index: u64) -> u64 {
-    index * 4 + 3
+/// Bytes of the request the client sends on each of its streams before the
+/// server answers (an HTTP/3 GET: a HEADERS frame of a few dozen bytes).
+pub const REQUEST_BYTES: u64 = 32;
+
+/// Which streams carry what (RFC 9000 §2.1, stream type in the two low
+/// bits of the ID).
+///
+/// The workload runs as HTTP/3 does: stream `i` is the client's `i`-th
+/// bidirectional stream (ID `4i`), on which the client sends a small
+/// request and the server its response. A hostile server may also open
+/// streams of its own, unidirectional (ID `4i + 3`, like server push),
+/// which the client's application never asked for and never reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    /// Client-initiated bidirectional: request and response.
+    Request,
+    /// Server-initiated unidirectional: unsolicited (hostile) data.
+    Push,
 }
 
-/// Index of a server-initiated unidirectional stream, or `None` for other
-/// stream types.
+impl StreamKind {
+    /// The ID of the `index`-th stream of this kind.
+    #[must_use]
+    pub const fn id(self, index: u64) -> u64 {
+        match self {
+            Self::Request => index * 4,
+            Self::Push => index * 4 + 3,
+        }
+    }
+
+    /// The index of `id` if it is a stream of this kind.
+    #[must_use]
+    pub const fn index(self, id: u64) -> Option<u64> {
+        let low = match self {
+            Self::Request => 0,
+            Self::Push => 3,
+        };
+        if id & 3 == low { Some(id >> 2) } else { None }
+    }
+}
+
+/// Stream ID of the `index`-th request stream (client-initiated
+/// bidirectional, RFC 9000 §2.1: type bits 0b00).
+#[must_use]
+pub const fn stream_id(index: u64) -> u64 {
+    StreamKind::Request.id(index)
+}
+
+/// Index of a request stream, or `None` for other stream types.
 #[must_use]
 pub const fn stream_index(id: u64) -> Option<u64> {
-    if id & 3 == 3 { Some(id >> 2) } else { None }
+    StreamKind::Request.index(id)
 }

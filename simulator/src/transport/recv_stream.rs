@@ -12,7 +12,7 @@ use super::packet::pattern_byte;
 /// `read` = what the flow controller saw retired.
 #[derive(Debug)]
 pub struct RecvStream {
-    /// Stream index (0-based, in opening order).
+    /// Stream index among the streams of its kind (0-based).
     pub index: u64,
     /// Stream ID.
     pub id: u64,
@@ -24,12 +24,12 @@ pub struct RecvStream {
 }
 
 impl RecvStream {
-    /// A new stream with its controller.
+    /// A new stream: `id`, the `index`-th of its kind.
     #[must_use]
-    pub fn new(index: u64) -> Self {
+    pub fn new(id: u64, index: u64) -> Self {
         Self {
             index,
-            id: super::stream_id(index),
+            id,
             final_size: None,
             received: RangeSet::default(),
             read: 0,

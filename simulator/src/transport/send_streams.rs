@@ -16,10 +16,10 @@ use std::{
 use neqo_fc::{Connection as ConnSubject, SenderFlowControl};
 
 use super::{
+    StreamKind,
     packet::pattern,
     send_stream::SendStream,
     sent::{SentFrame, SentFrames},
-    stream_id, stream_index,
 };
 use crate::{quic::frame::Frame, time::Time};
 
@@ -30,13 +30,18 @@ pub const CONTROL_ROOM: usize = 24;
 /// The send side of one endpoint.
 ///
 /// Invariants: `active` holds each stream index at most once, exactly those
-/// with `in_active` set; `new_left` = Σ `SendStream::new_left`;
+/// with `in_active` set, never a `waiting` one; `new_left` = Σ
+/// `SendStream::new_left` over streams not `waiting`;
 /// `blocked_streams` holds streams that owe a STREAM_DATA_BLOCKED;
 /// `blocked_since` is set while the sender has new data and congestion
 /// window but no flow-control credit.
 #[derive(Debug)]
 pub struct SendStreams {
+    kind: StreamKind,
     streams: Vec<SendStream>,
+    /// Streams whose data may not go before the peer asks for it (a
+    /// response before its request arrived).
+    waiting: Vec<bool>,
     /// Round-robin line of streams that may have something to send.
     active: VecDeque<usize>,
     in_active: Vec<bool>,
@@ -47,23 +52,52 @@ pub struct SendStreams {
 }
 
 impl SendStreams {
-    /// Streams carrying `bytes[i]` bytes each, under the peer's initial
-    /// limits.
+    /// Streams of `kind` carrying `bytes[i]` bytes each, under the peer's
+    /// initial limits. With `on_request` every stream waits until
+    /// [`SendStreams::open`] (the peer's request arrived); otherwise all
+    /// may send at once.
     #[must_use]
-    pub fn new(bytes: &[u64], initial_stream_window: u64, initial_connection_window: u64) -> Self {
+    pub fn new(
+        kind: StreamKind,
+        bytes: &[u64],
+        on_request: bool,
+        initial_stream_window: u64,
+        initial_connection_window: u64,
+    ) -> Self {
         let streams: Vec<SendStream> = bytes
             .iter()
             .enumerate()
-            .map(|(i, &n)| SendStream::new(stream_id(i as u64), n, initial_stream_window))
+            .map(|(i, &n)| SendStream::new(kind.id(i as u64), n, initial_stream_window))
             .collect();
         Self {
-            active: (0..streams.len()).collect(),
-            in_active: vec![true; streams.len()],
+            kind,
+            active: if on_request {
+                VecDeque::new()
+            } else {
+                (0..streams.len()).collect()
+            },
+            in_active: vec![!on_request; streams.len()],
+            waiting: vec![on_request; streams.len()],
             streams,
             conn: SenderFlowControl::new(ConnSubject, initial_connection_window),
             blocked_streams: BTreeSet::new(),
-            new_left: bytes.iter().sum(),
+            new_left: if on_request { 0 } else { bytes.iter().sum() },
             blocked_since: None,
+        }
+    }
+
+    /// Stream `index` may send: the peer asked for it. Nothing for a stream
+    /// that does not exist or is open already.
+    pub fn open(&mut self, index: u64) {
+        let Some(i) = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < self.streams.len())
+        else {
+            return;
+        };
+        if std::mem::take(&mut self.waiting[i]) {
+            self.new_left += self.streams[i].new_left();
+            self.activate(i);
         }
     }
 
@@ -80,12 +114,12 @@ impl SendStreams {
     }
 
     fn index(&self, id: u64) -> Option<usize> {
-        let i = usize::try_from(stream_index(id)?).ok()?;
+        let i = usize::try_from(self.kind.index(id)?).ok()?;
         (i < self.streams.len()).then_some(i)
     }
 
     fn activate(&mut self, i: usize) {
-        if !self.in_active[i] {
+        if !self.in_active[i] && !self.waiting[i] {
             self.in_active[i] = true;
             self.active.push_back(i);
         }
@@ -296,6 +330,13 @@ impl SendStreams {
             }
             _ => None,
         }
+    }
+
+    /// True while flow control holds the sender back (as of the last
+    /// [`SendStreams::track_blocked`]).
+    #[must_use]
+    pub fn blocked(&self) -> bool {
+        self.blocked_since.is_some()
     }
 
     /// Ends the blocked-time accounting at the end of a run: the length of

@@ -34,6 +34,43 @@ pub enum SentFrame {
     },
 }
 
+impl SentFrame {
+    /// The frame as it went on the wire (STREAM frames without payload).
+    #[must_use]
+    pub fn as_frame(&self) -> crate::quic::frame::Frame {
+        use crate::quic::frame::Frame;
+        use neqo_fc::{Direction, UpdateFrame};
+        match *self {
+            Self::Stream {
+                id,
+                offset,
+                len,
+                fin,
+            } => Frame::Stream {
+                stream_id: id,
+                offset,
+                length: len,
+                fin,
+                data: None,
+            },
+            Self::Update(UpdateFrame::MaxData(maximum)) => Frame::MaxData { maximum },
+            Self::Update(UpdateFrame::MaxStreamData { id, limit }) => Frame::MaxStreamData {
+                stream_id: id.0,
+                maximum: limit,
+            },
+            Self::Update(UpdateFrame::MaxStreams { direction, limit }) => Frame::MaxStreams {
+                bidi: direction == Direction::Bidi,
+                maximum: limit,
+            },
+            Self::DataBlocked(limit) => Frame::DataBlocked { limit },
+            Self::StreamDataBlocked { id, limit } => Frame::StreamDataBlocked {
+                stream_id: id,
+                limit,
+            },
+        }
+    }
+}
+
 /// The frames of one packet; most carry one or two, kept inline.
 pub type SentFrames = SmallVec<[SentFrame; 2]>;
 

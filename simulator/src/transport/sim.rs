@@ -1,6 +1,6 @@
 //! The event loop: two endpoints, two paths, one event queue, one PRNG.
 
-use std::time::Duration;
+use std::{ops::ControlFlow, time::Duration};
 
 use neqo_fc::ValidConfig;
 
@@ -8,6 +8,7 @@ use crate::{
     event::{EventHash, EventQueue},
     metrics::{Metrics, Sample},
     net::{Path, Verdict},
+    progress::{Observer, PROGRESS_EVERY, Progress, RunEnd},
     rng::Rng,
     scenario::{RunResult, Scenario},
     time::Time,
@@ -15,7 +16,8 @@ use crate::{
 };
 
 use super::{
-    connection::{ConnConfig, Connection},
+    REQUEST_BYTES, StreamKind,
+    connection::{ConnConfig, Connection, Outgoing},
     packet::Packet,
     reader::Reader,
 };
@@ -59,18 +61,28 @@ impl Slab {
     }
 }
 
-/// Runs one scenario to completion (an error, or its time limit).
-#[must_use]
+/// Runs one scenario to completion (an error, a stall, or its time limit).
 ///
 /// A scenario whose flow-control settings do not validate
 /// ([`Scenario::flow_control`]) simulates nothing: its result carries the
 /// error (code 0x01, INTERNAL_ERROR, with the setting named).
+#[must_use]
 pub fn run(scenario: &Scenario) -> RunResult {
+    run_observed(scenario, &mut |_| ControlFlow::Continue(()))
+}
+
+/// [`run`], calling `observer` every [`PROGRESS_EVERY`] events with where
+/// the run stands; when it returns `Break` the run stops there
+/// ([`RunEnd::Stopped`]) and reports what it got. An observer that never
+/// breaks changes nothing: same events, same hash, same result.
+#[must_use]
+pub fn run_observed(scenario: &Scenario, observer: Observer<'_>) -> RunResult {
     match scenario.flow_control() {
-        Ok(fc) => Simulation::new(scenario, fc).run(),
+        Ok(fc) => Simulation::new(scenario, fc).run(observer),
         Err(e) => RunResult {
             metrics: crate::metrics::Metrics {
                 error: Some((0x01, format!("invalid flow-control settings: {e}"))),
+                end: RunEnd::ConnectionError,
                 ..crate::metrics::Metrics::default()
             },
             series: Vec::new(),
@@ -103,6 +115,13 @@ pub struct Simulation {
     /// A hostile server: the run goes on while stalled readers hold data
     /// (until the peer is quiet, an error, or the time limit).
     hostile: bool,
+    /// While the sender is flow-control blocked: since when (the last
+    /// event), and until when the bottleneck stays busy with what was
+    /// queued before (`None`: no bottleneck, so never busy).
+    fc_watch: Option<(Time, Option<Time>)>,
+    /// Time the sender was flow-control blocked while the bottleneck sat
+    /// idle.
+    fc_link_idle: Duration,
 }
 
 fn slot(e: Endpoint) -> usize {
@@ -129,29 +148,45 @@ impl Simulation {
             verify: s.verify,
             trace: s.trace,
         };
+        // HTTP/3-like: the client asks on each of its bidirectional streams
+        // and the server answers on the same stream.
+        let requests = vec![REQUEST_BYTES; usize::try_from(streams).unwrap_or(0)];
         let mut client = Connection::new(
             base.clone(),
-            &[],
+            Outgoing {
+                kind: StreamKind::Request,
+                bytes: &requests,
+                on_request: false,
+            },
             streams,
             Reader::new(s.workload.reader, s.workload.stall, streams),
         );
         if s.hostile.is_some() {
             client.app_mut().forget_dead_readers();
         }
-        let mut send: Vec<u64> = (0..streams)
+        let responses: Vec<u64> = (0..streams)
             .map(|i| s.workload.kind.stream_bytes(i))
             .collect();
-        if let Some(h) = &s.hostile {
-            send = h.send_streams(send);
-        }
+        // A hostile server may push streams of its own instead.
+        let (kind, send) = match &s.hostile {
+            Some(h) => match h.pushed_streams() {
+                Some(pushed) => (StreamKind::Push, pushed),
+                None => (StreamKind::Request, responses),
+            },
+            None => (StreamKind::Request, responses),
+        };
         let mut server = Connection::new(
             ConnConfig {
                 endpoint: Endpoint::Server,
                 ..base
             },
-            &send,
-            0,
-            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, 0),
+            Outgoing {
+                kind,
+                bytes: &send,
+                on_request: kind == StreamKind::Request,
+            },
+            streams,
+            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, streams),
         );
         if let Some(h) = s.hostile {
             server.set_hostile(h);
@@ -182,7 +217,31 @@ impl Simulation {
             stall: s.workload.stall,
             stall_marks: (None, None),
             hostile: s.hostile.is_some(),
+            fc_watch: None,
+            fc_link_idle: Duration::ZERO,
         }
+    }
+
+    /// Adds the link-idle part of a blocked spell up to `t` (state is
+    /// constant between events: no packet enters the bottleneck until the
+    /// next event, so it is busy exactly until `busy_until`).
+    fn account_fc(&mut self, t: Time) {
+        if let Some((since, busy_until)) = self.fc_watch {
+            let idle_from = busy_until.map_or(since, |b| b.max(since));
+            if t > idle_from {
+                self.fc_link_idle += t - idle_from;
+            }
+            self.fc_watch = Some((t, busy_until));
+        }
+    }
+
+    /// Notes, after the events at `now`, whether flow control holds the
+    /// sender back and how long the bottleneck stays busy.
+    fn watch_fc(&mut self, now: Time) {
+        self.fc_watch = self.server.fc_blocked().then(|| {
+            let busy = self.forward.bottleneck().map(|b| b.busy_until());
+            (now, busy)
+        });
     }
 
     fn conn(&mut self, e: Endpoint) -> &mut Connection {
@@ -255,23 +314,28 @@ impl Simulation {
         }
     }
 
-    /// Runs to completion, an error, or the time limit.
+    /// Runs to completion, an error, a stall, the time limit, or until
+    /// `observer` stops it.
     #[must_use]
-    pub fn run(mut self) -> RunResult {
+    pub fn run(mut self, observer: Observer<'_>) -> RunResult {
         let rtt = self.forward_rtt();
         self.client.start(Time::ZERO, rtt);
         self.server.start(Time::ZERO, rtt);
         self.service(Time::ZERO, Endpoint::Server);
         self.service(Time::ZERO, Endpoint::Client);
+        self.watch_fc(Time::ZERO);
         let mut now = Time::ZERO;
+        let mut end = RunEnd::Idle;
         while let Some((t, ev)) = self.queue.pop() {
             if t > self.time_limit {
+                end = RunEnd::TimeLimit;
                 break;
             }
             // State is constant between events: sample up to `t` first.
             if t >= self.next_sample {
                 self.sample(t);
             }
+            self.account_fc(t);
             now = t;
             let who = match ev {
                 Event::Deliver { to, slot: i } => {
@@ -298,18 +362,36 @@ impl Simulation {
                 }
             };
             self.service(now, who);
+            self.watch_fc(now);
             self.track_stall(now);
             let done = if self.hostile {
                 self.client.app().all_streams_completed()
             } else {
                 self.client.app().all_streams_read(now)
             };
-            if done || self.client.closed.is_some() || self.server.closed.is_some() {
+            if done {
+                end = RunEnd::Completed;
                 break;
             }
+            if self.client.closed.is_some() || self.server.closed.is_some() {
+                end = RunEnd::ConnectionError;
+                break;
+            }
+            if self.events.is_multiple_of(PROGRESS_EVERY) {
+                let progress = Progress {
+                    now: now.as_duration(),
+                    delivered: self.client.app().delivered(),
+                    events: self.events,
+                };
+                if observer(&progress).is_break() {
+                    end = RunEnd::Stopped;
+                    break;
+                }
+            }
         }
+        self.account_fc(now);
         self.deliver_close();
-        self.finish(now)
+        self.finish(now, end)
     }
 
     /// After one end closed: delivers the packets still in flight (among
@@ -362,7 +444,7 @@ impl Simulation {
         self.forward.delay() + self.reverse.delay()
     }
 
-    fn finish(mut self, now: Time) -> RunResult {
+    fn finish(mut self, now: Time, end: RunEnd) -> RunResult {
         self.server.finish(now);
         self.client.finish(now);
         let c = &self.client;
@@ -426,6 +508,7 @@ impl Simulation {
             persistent_congestion: s.recovery.stats.persistent_congestion,
             packet_threshold: s.recovery.packet_threshold(),
             fc_blocked: s.stats.fc_blocked,
+            fc_link_idle: self.fc_link_idle,
             peak_stream_window: c.stats.peak_stream_window,
             peak_conn_window: c.stats.peak_conn_window,
             peak_recv_buffer: c.stats.peak_recv_buffer,
@@ -445,6 +528,13 @@ impl Simulation {
             close_delivered: c.close_received || s.close_received,
             final_srtt: s.recovery.rtt.smoothed(),
             min_rtt: s.recovery.rtt.min_rtt(),
+            end: if completed {
+                RunEnd::Completed
+            } else if c.closed.is_some() || s.closed.is_some() {
+                RunEnd::ConnectionError
+            } else {
+                end
+            },
         };
         let mut trace = self.server.take_trace();
         trace.append(&mut self.client.take_trace());

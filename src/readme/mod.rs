@@ -1,0 +1,14 @@
+//! `fc-lab readme`: the README's numbers from a fresh run, so they cannot
+//! drift from the code. Every result the README quotes sits in a marked
+//! block (`<!-- fc-lab readme: NAME -->` … `<!-- /fc-lab readme -->`);
+//! the command reruns the scenarios behind them and rewrites the blocks,
+//! or with `--check` reports the blocks that differ (exit code 1).
+//!
+//! - [`runs`]: the runs behind the numbers (the comparison matrix, the
+//!   named runs, the fault sweep);
+//! - [`blocks`]: the text of each block;
+//! - [`markers`]: finding and replacing the blocks in the file.
+
+pub mod blocks;
+pub mod markers;
+pub mod runs;

@@ -1,0 +1,198 @@
+//! The runs behind the README's numbers: the full comparison matrix (the
+//! same runs and seed medians as `fc-lab compare`), the named runs the
+//! README quotes ([`named_specs`]), and the 1,000-seed fault sweep — all from a
+//! fresh simulation, in parallel, results independent of the thread count.
+
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use neqo_fc::{ExcessTuner, Fraction};
+use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
+
+use crate::{
+    compare::{Matrix, median_of_seeds, run_all},
+    error::LabError,
+    profiles,
+    report::RunReport,
+    spec::RunSpec,
+    sweep::{SweepReport, sweep_with},
+    tuners::{TunerChoice, TunerSpec},
+    workloads::{MatrixWorkload, WorkloadSpec, stall_mix_bulk_bytes},
+};
+
+/// Seeds of the fault sweep the README quotes.
+pub const SWEEP_SEEDS: u64 = 1_000;
+
+/// Initial stream windows of the README's "initial stream window" table.
+pub const INITIAL_WINDOWS: [u64; 4] = [16 << 10, 64 << 10, 256 << 10, 1 << 20];
+
+/// Transfer sizes of that table.
+pub const INITIAL_WINDOW_SIZES: [u64; 2] = [10 << 20, 1 << 30];
+
+/// Profiles of rust-yamux's update-fraction finding.
+pub const YAMUX_PROFILES: [&str; 3] = ["residential-adsl2+", "residential-cable", "gbit-50ms"];
+
+/// Everything the README quotes.
+#[derive(Clone, Debug)]
+pub struct Runs {
+    /// The comparison matrix, one report per cell (seed medians folded).
+    pub matrix: Vec<RunReport>,
+    /// Runs before folding seeds.
+    pub matrix_runs: usize,
+    /// Seeds per cell on random paths.
+    pub random_seeds: u64,
+    /// The named runs, by name (see [`named_specs`]).
+    pub named: BTreeMap<String, RunReport>,
+    /// The mission path with the default tuner without its headroom.
+    pub no_headroom: RunReport,
+    /// The fault sweep.
+    pub sweep: SweepReport,
+}
+
+impl Runs {
+    /// The named run `name`.
+    ///
+    /// # Errors
+    /// [`LabError::Simulator`] when it is missing (a bug in this module).
+    pub fn named(&self, name: &str) -> Result<&RunReport, LabError> {
+        self.named
+            .get(name)
+            .ok_or_else(|| LabError::Simulator(format!("readme: no run named {name}")))
+    }
+
+    /// The matrix cell (`profile`, `workload`, `tuner`).
+    #[must_use]
+    pub fn cell(&self, profile: &str, workload: &str, tuner: &str) -> Option<&RunReport> {
+        self.matrix
+            .iter()
+            .find(|r| r.profile == profile && r.workload == workload && r.tuner == tuner)
+    }
+}
+
+fn bulk_on(profile: &str, bytes: u64, tuner: impl Into<TunerChoice>) -> RunSpec {
+    let path = profiles::find(profile).expect("built-in profile").path();
+    let workload = WorkloadSpec {
+        name: "bulk".to_owned(),
+        kind: WorkloadKind::Bulk { bytes },
+        streams: 1,
+        reader: ReaderSpeed::Unlimited,
+        stall: None,
+    };
+    RunSpec::new(path, workload, tuner)
+}
+
+/// The runs the README quotes by name, besides the matrix.
+#[must_use]
+pub fn named_specs() -> Vec<(String, RunSpec)> {
+    let mut out = Vec::new();
+    for profile in ["gbit-50ms", "neqo-bench"] {
+        out.push((
+            format!("{profile}/1GiB/default"),
+            bulk_on(profile, 1 << 30, TunerSpec::Default),
+        ));
+        out.push((
+            format!("{profile}/1GiB/unlimited"),
+            bulk_on(profile, 1 << 30, TunerSpec::Unlimited),
+        ));
+    }
+    for bytes in INITIAL_WINDOW_SIZES {
+        for window in INITIAL_WINDOWS {
+            let mut spec = bulk_on("gbit-50ms", bytes, TunerSpec::Default);
+            spec.overrides.initial_window = Some(window);
+            out.push((format!("initial/{bytes}/{window}"), spec));
+        }
+    }
+    // A reader on a timer: 500 Mbit/s every 100 ms.
+    let mut periodic = bulk_on("gbit-50ms", 1 << 30, TunerSpec::Default);
+    periodic.workload.reader = ReaderSpeed::Periodic {
+        bps: 500_000_000,
+        period: Duration::from_millis(100),
+    };
+    out.push(("periodic".to_owned(), periodic));
+    // The stall that catches 50 × 4 MiB streams mid-transfer.
+    let path = profiles::find("gbit-50ms")
+        .expect("built-in profile")
+        .path();
+    let stalled = WorkloadSpec {
+        name: "stall-mix-4MiB".to_owned(),
+        kind: WorkloadKind::BulkPlus {
+            bulk: stall_mix_bulk_bytes(&path),
+            each: 4 << 20,
+        },
+        streams: 51,
+        reader: ReaderSpeed::Unlimited,
+        stall: Some(Stall {
+            streams: 50,
+            start: Duration::from_secs(1),
+            duration: Duration::from_secs(2),
+        }),
+    };
+    out.push((
+        "stall-4MiB".to_owned(),
+        RunSpec::new(path, stalled, TunerSpec::Default),
+    ));
+    // rust-yamux: a static 256 KiB window updated on exhaustion vs at half.
+    for profile in YAMUX_PROFILES {
+        for (name, fraction) in [("one", Fraction::ONE), ("half", Fraction::HALF)] {
+            let path = profiles::find(profile).expect("built-in profile").path();
+            let w = MatrixWorkload::LargeMsg.on(&path, false);
+            let mut spec = RunSpec::new(path, w, TunerSpec::Fixed(256 << 10));
+            spec.overrides.update_fraction = Some(fraction);
+            out.push((format!("yamux/{profile}/{name}"), spec));
+        }
+    }
+    out
+}
+
+/// Runs everything on `threads` threads; `on_done(what)` after each run
+/// (for progress), `len` of them in all ([`run_count`]).
+///
+/// # Errors
+/// [`LabError`] when a named run fails to execute.
+pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result<Runs, LabError> {
+    let matrix = Matrix::full();
+    let matrix_specs = matrix.specs();
+    let named = named_specs();
+    let mut specs = matrix_specs.clone();
+    specs.extend(named.iter().map(|(_, s)| s.clone()));
+    let reports = run_all(&specs, threads, &|r| on_done(&r.profile));
+    let (matrix_reports, named_reports) = reports.split_at(matrix_specs.len());
+    let named: BTreeMap<String, RunReport> = named
+        .into_iter()
+        .map(|(n, _)| n)
+        .zip(named_reports.iter().cloned())
+        .collect();
+
+    // The default tuner without its 1/16 headroom (not a strategy by name).
+    let spec = bulk_on("gbit-50ms", 1 << 30, TunerSpec::Default);
+    let mut scenario = spec.scenario()?;
+    scenario.tuner = Arc::new(ExcessTuner {
+        headroom: Fraction::ZERO,
+        ..ExcessTuner::DEFAULT
+    });
+    let result = neqo_fc_sim::run(&scenario);
+    let no_headroom = RunReport::new(&spec, &scenario, &result);
+    on_done("headroom");
+
+    let sweep = sweep_with(1, SWEEP_SEEDS, threads, &|_| on_done("sweep"));
+    // A named run that failed is a bug in the README's runs: say so.
+    if let Some((name, r)) = named.iter().find(|(_, r)| r.error.is_some()) {
+        return Err(LabError::Simulator(format!(
+            "readme run {name} failed: {}",
+            r.error.clone().unwrap_or_default()
+        )));
+    }
+    Ok(Runs {
+        matrix_runs: matrix_reports.len(),
+        matrix: median_of_seeds(matrix_reports.to_vec()),
+        random_seeds: matrix.random_seeds,
+        named,
+        no_headroom,
+        sweep,
+    })
+}
+
+/// Runs [`run_everything`] makes (the progress bar's length).
+#[must_use]
+pub fn run_count() -> u64 {
+    (Matrix::full().specs().len() + named_specs().len() + 1) as u64 + SWEEP_SEEDS
+}
