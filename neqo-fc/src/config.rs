@@ -99,7 +99,7 @@ impl Config {
     ///
     /// # Errors
     /// A [`ConfigError`] naming the first setting out of range.
-    pub fn validate(self) -> Result<ValidConfig, ConfigError> {
+    pub fn validate(&self) -> Result<ValidConfig, ConfigError> {
         if !self.update_fraction.is_proper_nonzero() {
             return Err(ConfigError("update_fraction must be in (0, 1]"));
         }
@@ -155,7 +155,7 @@ impl Config {
         if self.budget.is_some_and(|b| b.ceiling > MAX_VARINT) {
             return Err(ConfigError("budget ceiling must be below 2^62"));
         }
-        Ok(ValidConfig(self))
+        Ok(ValidConfig(*self))
     }
 
     /// The most streams a connection's receive side holds at once: the

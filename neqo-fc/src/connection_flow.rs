@@ -266,9 +266,12 @@ impl<T: Tuner> ConnectionFlow<T> {
     pub fn on_data(&mut self, s: &mut StreamReceiver, end: u64, fin: bool) -> Res<u64> {
         let new = s.fc.check_data(end, fin)?;
         self.conn.check_consume(new)?;
+        let before = s.fc.credit();
         let accounted = s.fc.on_data(end, fin)?;
         debug_assert_eq!(accounted, new);
         self.conn.consume(new)?;
+        // A final size ends the credit there.
+        self.ledger.change(before, s.fc.credit(), s.initial);
         if s.discarding {
             let all = s.fc.consumed();
             self.retire_to(s, all)?;

@@ -137,10 +137,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.consumed - self.retired
     }
 
-    /// Credit outstanding: `limit − retired`, the most the peer may make
-    /// us buffer from now on.
+    /// Credit outstanding: `limit − retired`, or `final size − retired`
+    /// once the final size is known — the most the peer may make us buffer
+    /// from now on.
     pub fn credit(&self) -> u64 {
-        self.max_allowed - self.retired
+        self.final_size.unwrap_or(self.max_allowed) - self.retired
     }
 
     /// Highest limit the peer acknowledged.

@@ -93,3 +93,25 @@ fn the_timer_alone_reclaims_an_idle_stream() {
     // Limits never shrink: the credit already granted stays.
     assert!(rx.stream(id).unwrap().limit() >= offset);
 }
+
+/// A stack that lost its RTT sample when the timer fires (neqo can, with a
+/// zero minimum) is not left with a timer in the past to spin on, and a
+/// connection with no stream open has no timer at all.
+#[test]
+fn the_timer_never_stays_in_the_past() {
+    let mut rx = ConnectionReceiver::new(Role::Server, Config::default().validate().unwrap());
+    let id = stream(0);
+    rx.on_data(id, 100, false).unwrap();
+    while rx.next_update(at(0), rtt()).is_some() {}
+    assert_eq!(rx.next_timeout(), Some(at(20)));
+    rx.on_timeout(at(25), None);
+    assert_eq!(rx.next_timeout(), Some(at(45)), "pushed one RTT on");
+    rx.on_timeout(at(45), rtt());
+    assert_eq!(rx.next_timeout(), Some(at(65)));
+    // The stream closes: nothing to rebalance, no timer.
+    rx.on_data(id, 100, true).unwrap();
+    rx.retire_to(id, 100).unwrap();
+    rx.close_stream(id);
+    assert_eq!(rx.stream_count(), 0);
+    assert_eq!(rx.next_timeout(), None);
+}

@@ -75,8 +75,12 @@ impl<T: Tuner> ConnectionFlow<T> {
     }
 
     /// When [`ConnectionFlow::on_timeout`] should next be called; `None`
-    /// while no pass is pending.
+    /// while no pass is pending (no budget or reclaim, no RTT sample seen
+    /// yet, or no stream open: nothing to rebalance).
     pub fn next_timeout(&self) -> Option<Instant> {
+        if self.ledger.open == 0 {
+            return None;
+        }
         let next = self.pass.next?;
         Some(self.early_pass_at().map_or(next, |early| early.min(next)))
     }
@@ -102,13 +106,20 @@ impl<T: Tuner> ConnectionFlow<T> {
         F: FnMut(&mut dyn FnMut(&mut StreamReceiver)),
     {
         self.arm_timer(now, rtt);
-        let (Some(budget), Some(rtt), Some(next)) = (self.config.budget, rtt, self.pass.next)
-        else {
+        let (Some(budget), Some(next)) = (self.config.budget, self.pass.next) else {
             return false;
         };
         if now < next && self.early_pass_at().is_none_or(|early| now < early) {
             return false;
         }
+        let Some(rtt) = rtt else {
+            // Due, but the stack lost its RTT sample (it can, e.g. a zero
+            // minimum): skip this pass rather than leave a timer in the
+            // past for the stack to spin on.
+            let srtt = self.pass.last.map_or(Duration::from_millis(1), |(_, s)| s);
+            self.pass.next = now.checked_add(srtt);
+            return false;
+        };
         let srtt = rtt.smoothed().max(Duration::from_millis(1));
         let then = self.pass.last.map_or(now, |(t, _)| t);
         self.pass.share_blocked = false;
