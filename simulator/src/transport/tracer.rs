@@ -110,27 +110,40 @@ impl Tracer {
 
     /// The frames to record for packet `pn` this endpoint sends, or `None`
     /// when it is not recorded.
+    /// A packet none of whose frames survive [`Self::traced`] (an ACK-only
+    /// packet acknowledging nothing the trace holds) is not recorded.
     pub fn sent_frames(&mut self, pn: u64, frames: &[Frame]) -> Option<Vec<Frame>> {
-        let recorded = self.decide(pn, frames);
-        let out = recorded.then(|| self.traced(frames, &self.received));
-        if recorded && self.level == TraceLevel::Core {
+        if !self.decide(pn, frames) {
+            return None;
+        }
+        let out = self.traced(frames, &self.received);
+        if out.is_empty() {
+            return None;
+        }
+        if self.level == TraceLevel::Core {
             remember(&mut self.sent, pn);
         }
-        out
+        Some(out)
     }
 
     /// The frames to record for packet `pn` this endpoint received, or
     /// `None` when it is not recorded.
+    /// Like [`Self::sent_frames`], a packet with nothing left to show is
+    /// not recorded.
     pub fn received_frames(&mut self, pn: u64, frames: &[Frame]) -> Option<Vec<Frame>> {
-        let recorded = self.decide(pn, frames);
-        self.current_recorded = recorded;
-        if !recorded {
+        self.current_recorded = false;
+        if !self.decide(pn, frames) {
             return None;
         }
+        let out = self.traced(frames, &self.sent);
+        if out.is_empty() {
+            return None;
+        }
+        self.current_recorded = true;
         if self.level == TraceLevel::Core {
             remember(&mut self.received, pn);
         }
-        Some(self.traced(frames, &self.sent))
+        Some(out)
     }
 
     /// Packet `p`, sent at `p.time_sent`, was declared lost: at `Core`, if
