@@ -139,3 +139,31 @@ fn unlimited_windows_fill_the_link() {
         assert!(steady >= 0.98 * ceiling, "steady {steady}");
     }
 }
+
+/// A send buffer caps what is in flight on a stream, whatever the
+/// receive window: with unlimited windows and a 1 MiB buffer, goodput
+/// ≤ 1 MiB per RTT (167.8 Mbit/s at 50 ms) and ≥ 80 % of it; nothing is
+/// dropped (1 MiB is a sixth of the one-BDP queue). Without the buffer the
+/// same run fills the link.
+#[test]
+fn send_buffer_caps_goodput_at_buffer_per_rtt() {
+    let rtt = GIGABIT_RTT;
+    let buffer = MIB;
+    let base = Scenario::new(PathConfig::gigabit(), Workload::bulk(100 * MIB)).unlimited_windows();
+    let mut s = base.clone();
+    s.transport.send_buffer = Some(buffer);
+    let m = run(&s).metrics;
+    let cap = buffer as f64 * 8.0 / rtt.as_secs_f64();
+    eprintln!(
+        "send buffer 1 MiB @ 50 ms: {:.2} Mbit/s, cap {:.2}",
+        mbit(m.goodput_bps),
+        mbit(cap)
+    );
+    assert!(m.completed && m.error.is_none(), "{m:?}");
+    assert_eq!(m.bytes, 100 * MIB);
+    assert!(m.goodput_bps <= cap, "{} > cap {cap}", m.goodput_bps);
+    assert!(m.goodput_bps >= 0.8 * cap, "{m:?}");
+    assert_eq!(m.drops, 0);
+    let free = run(&base).metrics;
+    assert!(free.goodput_bps > 2.0 * cap, "{free:?}");
+}

@@ -15,7 +15,7 @@ pub mod varint;
 pub use ack::AckRanges;
 pub use cc::{CcAlgorithm, CcState, CongestionControl, Cubic, NewReno};
 pub use frame::{Frame, decode_frames};
-pub use pacer::Pacer;
+pub use pacer::{Pacer, Pacing};
 pub use ranges::RangeSet;
 pub use rtt::RttEstimator;
 pub use varint::{DecodeError, Decoder, MAX_VARINT, encode_varint, varint_len};

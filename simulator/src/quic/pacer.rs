@@ -1,17 +1,74 @@
 //! Pacing (RFC 9002 §7.7): a token bucket refilled at
-//! N · cwnd / smoothed_rtt with N = 1.25, holding at most a burst of
-//! `burst_packets` full-sized datagrams.
+//! N · cwnd / smoothed_rtt, holding at most a burst of `burst_packets`
+//! full-sized datagrams. [`Pacing`] says N and the burst: RFC 9002's
+//! N = 1.25 with Linux's doubled rate in slow start, or neqo's N = 2 and
+//! bursts of 2.
 //!
 //! Integer arithmetic only: the rate is the exact fraction
-//! `5 · cwnd` bytes per `4 · srtt` nanoseconds.
+//! `num · cwnd` bytes per `den · srtt` nanoseconds.
 
 use std::time::Duration;
 
 use crate::time::Time;
 
-/// Pacing gain N = 5/4 (RFC 9002 §7.7).
-const GAIN_NUM: u128 = 5;
-const GAIN_DEN: u128 = 4;
+/// How a sender paces: the gain N (as `num / den`) in congestion
+/// avoidance and in slow start, and the burst.
+///
+/// Invariants (checked by [`Pacing::new`]): every numerator and
+/// denominator is in 1..=1000, `burst_packets` ≥ 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pacing {
+    gain: (u32, u32),
+    slow_start_gain: (u32, u32),
+    burst_packets: u64,
+}
+
+impl Pacing {
+    /// RFC 9002 §7.7's N = 1.25; in slow start 2, as Linux paces
+    /// (`tcp_pacing_ss_ratio` = 200 %) so pacing does not slow the ramp;
+    /// bursts of 10 datagrams.
+    pub const RFC9002: Self = Self {
+        gain: (5, 4),
+        slow_start_gain: (2, 1),
+        burst_packets: 10,
+    };
+
+    /// neqo 0.30 (`pace.rs`, `sender.rs`): twice cwnd / srtt in every
+    /// state, bursts of `PACING_BURST_SIZE` = 2 datagrams.
+    pub const NEQO: Self = Self {
+        gain: (2, 1),
+        slow_start_gain: (2, 1),
+        burst_packets: 2,
+    };
+
+    /// Gains `gain` and `slow_start_gain` as `(num, den)`, bursts of
+    /// `burst_packets`; `None` outside the invariants.
+    #[must_use]
+    pub fn new(gain: (u32, u32), slow_start_gain: (u32, u32), burst_packets: u64) -> Option<Self> {
+        let ok = |(n, d): (u32, u32)| (1..=1000).contains(&n) && (1..=1000).contains(&d);
+        (ok(gain) && ok(slow_start_gain) && burst_packets >= 1).then_some(Self {
+            gain,
+            slow_start_gain,
+            burst_packets,
+        })
+    }
+
+    /// Datagrams the pacer lets leave back to back.
+    #[must_use]
+    pub const fn burst_packets(self) -> u64 {
+        self.burst_packets
+    }
+
+    /// The gain as `(num, den)`, in slow start or not.
+    #[must_use]
+    pub const fn gain(self, slow_start: bool) -> (u32, u32) {
+        if slow_start {
+            self.slow_start_gain
+        } else {
+            self.gain
+        }
+    }
+}
 
 /// A token-bucket pacer.
 ///
@@ -26,6 +83,7 @@ const GAIN_DEN: u128 = 4;
 #[derive(Clone, Debug)]
 pub struct Pacer {
     max_datagram_size: u64,
+    pacing: Pacing,
     capacity: u64,
     /// Bucket level in units of 1/scale byte, at `last`.
     level: u128,
@@ -34,13 +92,14 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// A pacer allowing bursts of `burst_packets` datagrams of
-    /// `max_datagram_size` bytes (at least one).
+    /// A pacer for datagrams of `max_datagram_size` bytes, pacing as
+    /// `pacing` says.
     #[must_use]
-    pub fn new(max_datagram_size: u64, burst_packets: u64) -> Self {
-        let capacity = max_datagram_size.saturating_mul(burst_packets.max(1));
+    pub fn new(max_datagram_size: u64, pacing: Pacing) -> Self {
+        let capacity = max_datagram_size.saturating_mul(pacing.burst_packets.max(1));
         Self {
             max_datagram_size,
+            pacing,
             capacity,
             level: u128::from(capacity),
             scale: 1,
@@ -62,9 +121,25 @@ impl Pacer {
 
     /// The rate as `num` bytes per `den` ns, or `None` when pacing is off
     /// (cwnd or srtt zero: no meaningful rate).
-    fn rate(cwnd: u64, srtt: Duration) -> Option<(u128, u128)> {
+    ///
+    /// In slow start the window is first scaled by slow-start gain / gain
+    /// (rounded down), then paced at the gain: RFC 9002's 2 = 1.25 × 8/5
+    /// that way, to the byte what the transport always did.
+    fn rate(&self, cwnd: u64, srtt: Duration, slow_start: bool) -> Option<(u128, u128)> {
         let srtt = srtt.as_nanos();
-        (cwnd > 0 && srtt > 0).then(|| (GAIN_NUM * u128::from(cwnd), GAIN_DEN * srtt))
+        let (n, d) = self.pacing.gain;
+        let mut cwnd = u128::from(cwnd);
+        if slow_start {
+            let (sn, sd) = self.pacing.slow_start_gain;
+            let (num, den) = (
+                u128::from(sn) * u128::from(d),
+                u128::from(sd) * u128::from(n),
+            );
+            if num != den {
+                cwnd = cwnd * num / den;
+            }
+        }
+        (cwnd > 0 && srtt > 0).then(|| (u128::from(n) * cwnd, u128::from(d) * srtt))
     }
 
     /// Bucket level at `now` in units of 1/`den` byte, without changing state.
@@ -84,8 +159,15 @@ impl Pacer {
     /// enough tokens, otherwise the instant it will (rounded up to whole
     /// nanoseconds). A datagram larger than the bucket waits for a full one.
     #[must_use]
-    pub fn next_send_time(&self, now: Time, cwnd: u64, srtt: Duration, bytes: u64) -> Time {
-        let Some((num, den)) = Self::rate(cwnd, srtt) else {
+    pub fn next_send_time(
+        &self,
+        now: Time,
+        cwnd: u64,
+        srtt: Duration,
+        slow_start: bool,
+        bytes: u64,
+    ) -> Time {
+        let Some((num, den)) = self.rate(cwnd, srtt, slow_start) else {
             return now;
         };
         let need = u128::from(bytes.min(self.capacity)) * den;
@@ -101,8 +183,8 @@ impl Pacer {
 
     /// Records that `bytes` left at `now` (whether or not the pacer said
     /// they could: a send before [`Pacer::next_send_time`] empties the bucket).
-    pub fn on_sent(&mut self, now: Time, cwnd: u64, srtt: Duration, bytes: u64) {
-        match Self::rate(cwnd, srtt) {
+    pub fn on_sent(&mut self, now: Time, cwnd: u64, srtt: Duration, slow_start: bool, bytes: u64) {
+        match self.rate(cwnd, srtt, slow_start) {
             Some((num, den)) => {
                 let level = self.level_at(now, num, den);
                 self.level = level.saturating_sub(u128::from(bytes) * den);
@@ -121,6 +203,32 @@ impl Pacer {
 mod tests {
     use super::*;
 
+    /// RFC 9002 pacing with bursts of `burst` datagrams.
+    fn rfc(burst: u64) -> Pacing {
+        Pacing::new((5, 4), (2, 1), burst).unwrap()
+    }
+
+    #[test]
+    fn pacing_settings_are_checked() {
+        assert_eq!(Pacing::new((5, 4), (2, 1), 10), Some(Pacing::RFC9002));
+        assert_eq!(Pacing::new((2, 1), (2, 1), 2), Some(Pacing::NEQO));
+        assert_eq!(Pacing::new((0, 1), (2, 1), 2), None);
+        assert_eq!(Pacing::new((1, 1), (2, 0), 2), None);
+        assert_eq!(Pacing::new((1, 1), (2, 1), 0), None);
+        assert_eq!(Pacing::NEQO.gain(true), Pacing::NEQO.gain(false));
+    }
+
+    #[test]
+    fn slow_start_gain_applies_in_slow_start() {
+        // 2 · 125 000 B / 100 ms in slow start: one datagram every 600 µs.
+        let mut p = Pacer::new(MDS, rfc(1));
+        p.on_sent(Time::ZERO, CWND, SRTT, true, MDS);
+        assert_eq!(
+            p.next_send_time(Time::ZERO, CWND, SRTT, true, MDS),
+            Time(600_000)
+        );
+    }
+
     const MDS: u64 = 1500;
     const SRTT: Duration = Duration::from_millis(100);
     // 1.25 · 125 000 B / 100 ms: one 1500-byte datagram every 960 µs.
@@ -133,8 +241,8 @@ mod tests {
         let mut now = start;
         (0..n)
             .map(|_| {
-                now = p.next_send_time(now, CWND, SRTT, bytes);
-                p.on_sent(now, CWND, SRTT, bytes);
+                now = p.next_send_time(now, CWND, SRTT, false, bytes);
+                p.on_sent(now, CWND, SRTT, false, bytes);
                 now.0
             })
             .collect()
@@ -142,7 +250,7 @@ mod tests {
 
     #[test]
     fn burst_then_exact_spacing() {
-        let mut p = Pacer::new(MDS, 10);
+        let mut p = Pacer::new(MDS, rfc(10));
         let t = send_times(&mut p, Time::from_millis(5), 14, MDS);
         // Full bucket at start: ten datagrams at once.
         assert!(t[..10].iter().all(|&x| x == 5_000_000));
@@ -154,20 +262,20 @@ mod tests {
 
     #[test]
     fn one_ns_before_is_too_early() {
-        let mut p = Pacer::new(MDS, 1);
-        p.on_sent(Time::ZERO, CWND, SRTT, MDS);
-        let next = p.next_send_time(Time::ZERO, CWND, SRTT, MDS);
+        let mut p = Pacer::new(MDS, rfc(1));
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        let next = p.next_send_time(Time::ZERO, CWND, SRTT, false, MDS);
         assert_eq!(next, Time(SPACING_NS));
         assert_eq!(
-            p.next_send_time(Time(SPACING_NS - 1), CWND, SRTT, MDS),
+            p.next_send_time(Time(SPACING_NS - 1), CWND, SRTT, false, MDS),
             Time(SPACING_NS)
         );
         assert_eq!(
-            p.next_send_time(Time(SPACING_NS), CWND, SRTT, MDS),
+            p.next_send_time(Time(SPACING_NS), CWND, SRTT, false, MDS),
             Time(SPACING_NS)
         );
         assert_eq!(
-            p.next_send_time(Time(SPACING_NS + 7), CWND, SRTT, MDS),
+            p.next_send_time(Time(SPACING_NS + 7), CWND, SRTT, false, MDS),
             Time(SPACING_NS + 7)
         );
     }
@@ -175,31 +283,31 @@ mod tests {
     #[test]
     fn fractional_rate_does_not_drift() {
         // 1.25 · 100 000 B / 30 ms = 4 166.67 B/ms: 1200 B every 288 µs.
-        let mut p = Pacer::new(1200, 1);
+        let mut p = Pacer::new(1200, rfc(1));
         let mut now = Time::ZERO;
-        p.on_sent(now, 100_000, Duration::from_millis(30), 1200);
+        p.on_sent(now, 100_000, Duration::from_millis(30), false, 1200);
         for _ in 0..10_000 {
-            now = p.next_send_time(now, 100_000, Duration::from_millis(30), 1200);
-            p.on_sent(now, 100_000, Duration::from_millis(30), 1200);
+            now = p.next_send_time(now, 100_000, Duration::from_millis(30), false, 1200);
+            p.on_sent(now, 100_000, Duration::from_millis(30), false, 1200);
         }
         assert_eq!(now, Time(10_000 * 288_000));
         // 1000-byte datagrams: 240 µs each exactly.
         let start = now;
         for _ in 0..3 {
-            now = p.next_send_time(now, 100_000, Duration::from_millis(30), 1000);
-            p.on_sent(now, 100_000, Duration::from_millis(30), 1000);
+            now = p.next_send_time(now, 100_000, Duration::from_millis(30), false, 1000);
+            p.on_sent(now, 100_000, Duration::from_millis(30), false, 1000);
         }
         assert_eq!(now - start, Duration::from_micros(3 * 240));
         // A rate that is not a whole number of ns per byte: 7 bytes per
         // 4 · 3 ns -> 1 byte every 12/7 ns. 700 sends of 1 byte take 1200 ns.
         // (The bucket holds 2 bytes so sends rounded up to whole ns never
         // find it full.)
-        let mut p = Pacer::new(1, 2);
+        let mut p = Pacer::new(1, rfc(2));
         let mut now = Time::ZERO;
-        p.on_sent(now, 7, Duration::from_nanos(15), 2);
+        p.on_sent(now, 7, Duration::from_nanos(15), false, 2);
         for _ in 0..700 {
-            now = p.next_send_time(now, 7, Duration::from_nanos(15), 1);
-            p.on_sent(now, 7, Duration::from_nanos(15), 1);
+            now = p.next_send_time(now, 7, Duration::from_nanos(15), false, 1);
+            p.on_sent(now, 7, Duration::from_nanos(15), false, 1);
         }
         // rate = 5·7 / (4·15) = 35/60 B/ns -> 700 B in 1200 ns.
         assert_eq!(now, Time(1200));
@@ -207,7 +315,7 @@ mod tests {
 
     #[test]
     fn idle_refills_only_up_to_capacity() {
-        let mut p = Pacer::new(MDS, 2);
+        let mut p = Pacer::new(MDS, rfc(2));
         let t = send_times(&mut p, Time::ZERO, 3, MDS);
         assert_eq!(t, [0, 0, SPACING_NS]);
         // Idle for a long time: the bucket is full again, but holds only two.
@@ -218,32 +326,32 @@ mod tests {
 
     #[test]
     fn small_datagram_needs_proportional_tokens() {
-        let mut p = Pacer::new(MDS, 1);
-        p.on_sent(Time::ZERO, CWND, SRTT, MDS);
+        let mut p = Pacer::new(MDS, rfc(1));
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
         // 500 bytes need a third of the 1500-byte spacing.
         assert_eq!(
-            p.next_send_time(Time::ZERO, CWND, SRTT, 500),
+            p.next_send_time(Time::ZERO, CWND, SRTT, false, 500),
             Time(SPACING_NS / 3)
         );
     }
 
     #[test]
     fn zero_rtt_or_cwnd_disables_pacing() {
-        let mut p = Pacer::new(MDS, 1);
-        p.on_sent(Time::ZERO, CWND, SRTT, MDS);
+        let mut p = Pacer::new(MDS, rfc(1));
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
         assert_eq!(
-            p.next_send_time(Time(5), CWND, Duration::ZERO, MDS),
+            p.next_send_time(Time(5), CWND, Duration::ZERO, false, MDS),
             Time(5)
         );
-        assert_eq!(p.next_send_time(Time(5), 0, SRTT, MDS), Time(5));
+        assert_eq!(p.next_send_time(Time(5), 0, SRTT, false, MDS), Time(5));
     }
 
     #[test]
     fn oversized_datagram_waits_for_full_bucket() {
-        let mut p = Pacer::new(MDS, 1);
-        p.on_sent(Time::ZERO, CWND, SRTT, MDS);
+        let mut p = Pacer::new(MDS, rfc(1));
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
         assert_eq!(
-            p.next_send_time(Time::ZERO, CWND, SRTT, 3000),
+            p.next_send_time(Time::ZERO, CWND, SRTT, false, 3000),
             Time(SPACING_NS)
         );
     }

@@ -7,6 +7,7 @@
 //! other way round.
 
 mod hostile;
+mod transport_options;
 mod workload;
 
 use std::{sync::Arc, time::Duration};
@@ -15,6 +16,7 @@ use neqo_fc::{Config, ConfigError, ExcessTuner, Fixed, Tuner, ValidConfig};
 
 pub use self::{
     hostile::Hostile,
+    transport_options::TransportOptions,
     workload::{ReaderSpeed, Stall, Workload, WorkloadKind},
 };
 use crate::{
@@ -49,12 +51,8 @@ pub struct Scenario {
     pub time_limit: Duration,
     /// Time-series sampling interval (zero = pick from the path's RTT).
     pub sample_interval: Duration,
-    /// Largest UDP payload (default 1500).
-    pub max_datagram_size: u32,
-    /// ACK every this many ack-eliciting packets (default 2).
-    pub ack_ratio: u32,
-    /// `max_ack_delay` (default 25 ms).
-    pub max_ack_delay: Duration,
+    /// Datagram size, ACK rate, pacing, send buffer (both ends).
+    pub transport: TransportOptions,
     /// Scripted server misbehaviour (default `None`: a well-behaved peer).
     pub hostile: Option<Hostile>,
 }
@@ -96,9 +94,7 @@ impl Scenario {
             trace: TraceLevel::Off,
             time_limit: Duration::from_secs(3600),
             sample_interval: Duration::ZERO,
-            max_datagram_size: 1500,
-            ack_ratio: 2,
-            max_ack_delay: Duration::from_millis(25),
+            transport: TransportOptions::DEFAULT,
             hostile: None,
         }
     }

@@ -34,7 +34,7 @@ use super::{
     tracer::Tracer,
 };
 use crate::{
-    quic::{cc::CcAlgorithm, frame::Frame},
+    quic::{cc::CcAlgorithm, frame::Frame, pacer::Pacing},
     scenario::Hostile,
     time::Time,
     trace::{Endpoint, Parameters, TraceEvent, TraceLevel, TraceRecord},
@@ -51,6 +51,10 @@ pub struct ConnConfig {
     pub ack_ratio: u32,
     /// Our and the peer's `max_ack_delay`.
     pub max_ack_delay: Duration,
+    /// Pacing gain and burst.
+    pub pacing: Pacing,
+    /// Per-stream send buffer ([`crate::scenario::TransportOptions::send_buffer`]).
+    pub send_buffer: Option<u64>,
     /// Flow-control settings (ours; the peer uses the same initial limits).
     pub fc: ValidConfig,
     /// Receive-window tuner.
@@ -112,7 +116,12 @@ impl Connection {
     #[must_use]
     pub fn new(cfg: ConnConfig, send: Outgoing<'_>, expected_streams: u64, reader: Reader) -> Self {
         let fc = cfg.fc;
-        let recovery = Recovery::new(cfg.cc, u64::from(cfg.max_datagram), cfg.max_ack_delay);
+        let recovery = Recovery::new(
+            cfg.cc,
+            u64::from(cfg.max_datagram),
+            cfg.max_ack_delay,
+            cfg.pacing,
+        );
         let role = match cfg.endpoint {
             Endpoint::Client => Role::Client,
             Endpoint::Server => Role::Server,
@@ -127,6 +136,7 @@ impl Connection {
                 send.on_request,
                 fc.initial_stream_window,
                 fc.initial_connection_window,
+                cfg.send_buffer,
             ),
             stats: ConnStats::new(recv.conn_window(), recovery.cc.cwnd()),
             recovery,

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
 
     fn blocked_stream() -> SendStream {
-        let mut s = SendStream::new(3, 10_000, 1_000);
+        let mut s = SendStream::new(3, 10_000, 1_000, None);
         assert!(s.next_chunk(5_000, u64::MAX).is_some());
         assert!(s.stream_blocked());
         s

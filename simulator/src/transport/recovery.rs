@@ -8,7 +8,7 @@ use crate::{
     quic::{
         ack::AckRanges,
         cc::{CcAlgorithm, CcState, CongestionControl},
-        pacer::Pacer,
+        pacer::{Pacer, Pacing},
         rtt::RttEstimator,
     },
     time::Time,
@@ -42,8 +42,6 @@ pub const MAX_LOST_REMEMBERED: usize = 1024;
 pub const PERSISTENT_CONGESTION_THRESHOLD: u32 = 3;
 /// RFC 9002 §6.1.2 kGranularity.
 pub const GRANULARITY: Duration = Duration::from_millis(1);
-/// Packets the pacer lets leave back to back.
-const PACING_BURST: u64 = 10;
 
 /// Why a packet was declared lost (qlog's trigger names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,14 +175,19 @@ pub struct Recovery {
 
 impl Recovery {
     /// Recovery for an endpoint whose peer delays ACKs by up to
-    /// `max_ack_delay`.
+    /// `max_ack_delay`, pacing as `pacing` says.
     #[must_use]
-    pub fn new(cc: CcAlgorithm, max_datagram_size: u64, max_ack_delay: Duration) -> Self {
+    pub fn new(
+        cc: CcAlgorithm,
+        max_datagram_size: u64,
+        max_ack_delay: Duration,
+        pacing: Pacing,
+    ) -> Self {
         Self {
             sent: SentPackets::default(),
             rtt: RttEstimator::new(Duration::from_millis(333)),
             cc: cc.build(max_datagram_size),
-            pacer: Pacer::new(max_datagram_size, PACING_BURST),
+            pacer: Pacer::new(max_datagram_size, pacing),
             largest_acked: None,
             loss_time: None,
             pto_count: 0,
@@ -243,21 +246,18 @@ impl Recovery {
     /// Earliest time a datagram of `bytes` may leave under pacing.
     #[must_use]
     pub fn pacing_time(&self, now: Time, bytes: u64) -> Time {
-        self.pacer
-            .next_send_time(now, self.pacing_cwnd(), self.rtt.smoothed(), bytes)
+        self.pacer.next_send_time(
+            now,
+            self.cc.cwnd(),
+            self.rtt.smoothed(),
+            self.slow_start(),
+            bytes,
+        )
     }
 
-    /// The window the pacer spreads over one smoothed RTT. The pacer's
-    /// gain is 1.25 (RFC 9002 §7.7); in slow start we pace at 2 × cwnd /
-    /// srtt instead, as Linux does (`tcp_pacing_ss_ratio` = 200 %), so
-    /// pacing does not slow the exponential ramp.
-    fn pacing_cwnd(&self) -> u64 {
-        let cwnd = self.cc.cwnd();
-        if self.cc.state() == CcState::SlowStart {
-            cwnd.saturating_mul(8) / 5
-        } else {
-            cwnd
-        }
+    /// In slow start the pacer uses its slow-start gain ([`Pacing`]).
+    fn slow_start(&self) -> bool {
+        self.cc.state() == CcState::SlowStart
     }
 
     /// Records a sent packet (ack-eliciting / in-flight ones only need
@@ -265,9 +265,14 @@ impl Recovery {
     pub fn on_packet_sent(&mut self, now: Time, pkt: SentPacket) {
         if pkt.in_flight {
             self.cc.on_packet_sent(now, u64::from(pkt.size));
-            let pacing_cwnd = self.pacing_cwnd();
-            self.pacer
-                .on_sent(now, pacing_cwnd, self.rtt.smoothed(), u64::from(pkt.size));
+            let slow_start = self.slow_start();
+            self.pacer.on_sent(
+                now,
+                self.cc.cwnd(),
+                self.rtt.smoothed(),
+                slow_start,
+                u64::from(pkt.size),
+            );
         }
         if pkt.ack_eliciting {
             self.last_eliciting_sent = Some(now);
@@ -602,7 +607,7 @@ mod tests {
 
     /// Recovery with CUBIC and a 100 ms handshake RTT sampled at time 0.
     fn recovery() -> Recovery {
-        let mut r = Recovery::new(CcAlgorithm::Cubic, MDS, MAX_ACK_DELAY);
+        let mut r = Recovery::new(CcAlgorithm::Cubic, MDS, MAX_ACK_DELAY, Pacing::RFC9002);
         r.seed_rtt(Time::ZERO, Duration::from_millis(100));
         r
     }

@@ -4,10 +4,11 @@ use neqo_fc::{SenderFlowControl, StreamId};
 
 use crate::quic::ranges::RangeSet;
 
-/// One outgoing stream whose data the application wrote up front.
+/// One outgoing stream whose data the application wrote up front, or
+/// (with a send buffer) writes as the buffer drains.
 ///
 /// Invariants: `next == fc.used()`; `retransmit` and `acked` are disjoint
-/// and lie below `next`.
+/// and lie below `next`; `next ≤ acked prefix + buffer`.
 #[derive(Debug)]
 pub struct SendStream {
     /// Stream ID.
@@ -18,6 +19,8 @@ pub struct SendStream {
     next: u64,
     retransmit: RangeSet,
     acked: RangeSet,
+    /// The most bytes held: unacknowledged plus not yet sent.
+    buffer: u64,
 }
 
 /// A piece of stream data to put in a STREAM frame.
@@ -34,9 +37,11 @@ pub struct Chunk {
 }
 
 impl SendStream {
-    /// A stream with `total` bytes to send and the peer's initial limit.
+    /// A stream with `total` bytes to send and the peer's initial limit,
+    /// holding at most `buffer` bytes (`None`: no limit; at least one
+    /// byte otherwise).
     #[must_use]
-    pub fn new(id: u64, total: u64, initial_limit: u64) -> Self {
+    pub fn new(id: u64, total: u64, initial_limit: u64, buffer: Option<u64>) -> Self {
         Self {
             id,
             fc: SenderFlowControl::new(StreamId(id), initial_limit),
@@ -44,7 +49,20 @@ impl SendStream {
             next: 0,
             retransmit: RangeSet::default(),
             acked: RangeSet::default(),
+            buffer: buffer.map_or(u64::MAX, |b| b.max(1)),
         }
+    }
+
+    /// New bytes the send buffer has room for: up to `buffer` past the
+    /// end of the acknowledged prefix (what the application may have
+    /// written so far), minus what was sent.
+    #[must_use]
+    pub fn buffer_room(&self) -> u64 {
+        let prefix = match self.acked.first_range() {
+            Some((0, end)) => end,
+            _ => 0,
+        };
+        prefix.saturating_add(self.buffer).saturating_sub(self.next)
     }
 
     /// Bytes never sent yet.
@@ -64,7 +82,10 @@ impl SendStream {
     #[must_use]
     pub fn sendable(&self, conn_available: u64) -> bool {
         self.has_retransmit()
-            || (self.new_left() > 0 && self.fc.available() > 0 && conn_available > 0)
+            || (self.new_left() > 0
+                && self.fc.available() > 0
+                && conn_available > 0
+                && self.buffer_room() > 0)
     }
 
     /// The next chunk of at most `max_len` bytes: retransmissions first,
@@ -89,6 +110,7 @@ impl SendStream {
             .new_left()
             .min(self.fc.available())
             .min(conn_available)
+            .min(self.buffer_room())
             .min(max_len);
         if len == 0 {
             return None;

@@ -53,7 +53,8 @@ pub struct SendStreams {
 
 impl SendStreams {
     /// Streams of `kind` carrying `bytes[i]` bytes each, under the peer's
-    /// initial limits. With `on_request` every stream waits until
+    /// initial limits, each holding at most `send_buffer` bytes
+    /// ([`SendStream::new`]). With `on_request` every stream waits until
     /// [`SendStreams::open`] (the peer's request arrived); otherwise all
     /// may send at once.
     #[must_use]
@@ -63,11 +64,14 @@ impl SendStreams {
         on_request: bool,
         initial_stream_window: u64,
         initial_connection_window: u64,
+        send_buffer: Option<u64>,
     ) -> Self {
         let streams: Vec<SendStream> = bytes
             .iter()
             .enumerate()
-            .map(|(i, &n)| SendStream::new(kind.id(i as u64), n, initial_stream_window))
+            .map(|(i, &n)| {
+                SendStream::new(kind.id(i as u64), n, initial_stream_window, send_buffer)
+            })
             .collect();
         Self {
             kind,

@@ -139,9 +139,11 @@ impl Simulation {
         let streams = u64::from(s.workload.streams.max(1));
         let base = ConnConfig {
             endpoint: Endpoint::Client,
-            max_datagram: s.max_datagram_size,
-            ack_ratio: s.ack_ratio,
-            max_ack_delay: s.max_ack_delay,
+            max_datagram: s.transport.max_datagram_size,
+            ack_ratio: s.transport.ack_ratio,
+            max_ack_delay: s.transport.max_ack_delay,
+            pacing: s.transport.pacing,
+            send_buffer: s.transport.send_buffer,
             fc,
             tuner: s.tuner.clone(),
             cc: s.cc,

@@ -1,0 +1,78 @@
+//! How both endpoints' transports behave beyond flow control: datagram
+//! size, acknowledgement rate, pacing and the sender's stream buffer.
+//!
+//! [`TransportOptions::DEFAULT`] is this simulator's own QUIC-like
+//! transport; [`TransportOptions::neqo`] approximates neqo 0.30 as its
+//! test-fixture simulator runs it, the transport the neqo integration
+//! (`integrations/neqo/`) measures.
+
+use std::time::Duration;
+
+use crate::quic::pacer::Pacing;
+
+/// Transport settings, the same on both ends.
+///
+/// Invariants: `max_datagram_size` ≥ 1200 (RFC 9000 §14), `ack_ratio` ≥ 1;
+/// `send_buffer`, when set, is at least one datagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransportOptions {
+    /// Largest UDP payload.
+    pub max_datagram_size: u32,
+    /// Acknowledge every this many ack-eliciting packets.
+    pub ack_ratio: u32,
+    /// `max_ack_delay`: the latest an acknowledgement is sent after the
+    /// first unacknowledged ack-eliciting packet.
+    pub max_ack_delay: Duration,
+    /// Pacing gain and burst.
+    pub pacing: Pacing,
+    /// The most stream data a sender holds per stream, unacknowledged plus
+    /// not yet sent (`None`: the application writes everything at once).
+    /// A stream sends new data only below the end of its acknowledged
+    /// prefix plus this many bytes, whatever the peer's credit.
+    pub send_buffer: Option<u64>,
+}
+
+impl TransportOptions {
+    /// 1,500-byte datagrams, an ACK every 2nd packet or after 25 ms,
+    /// RFC 9002 pacing, no send-buffer limit.
+    pub const DEFAULT: Self = Self {
+        max_datagram_size: 1500,
+        ack_ratio: 2,
+        max_ack_delay: Duration::from_millis(25),
+        pacing: Pacing::RFC9002,
+        send_buffer: None,
+    };
+
+    /// neqo 0.30 between two neqo endpoints on a path of round-trip time
+    /// `rtt`, as its `min_bandwidth` bench sets it up (`ack_ratio(200)`):
+    ///
+    /// - 1,252-byte datagrams (neqo's default for IPv6 without PMTUD);
+    /// - ACK_FREQUENCY asks for an ACK every cwnd / (20 · MTU) packets
+    ///   (2..=256) or after RTT / 20 (`ackrate.rs`); at gigabit rates the
+    ///   packet count is 150–256, so the delay decides: here an ACK every
+    ///   256 packets or after max(RTT / 20, 1 ms), a fixed approximation
+    ///   of neqo's cwnd-dependent rate;
+    /// - pacing at 2 × cwnd / srtt in bursts of 2 ([`Pacing::NEQO`]);
+    /// - `TxBuffer::MAX_SIZE` = 10 MiB per send stream, so at most 10 MiB
+    ///   is in flight on one stream whatever the receive window.
+    ///
+    /// Not modelled: neqo's pacer charging ACK-only packets (0.30.1; the
+    /// integration's `pacing` patch removes it), its handshake, SEARCH or
+    /// HyStart (neqo's default is classic slow start, as here).
+    #[must_use]
+    pub fn neqo(rtt: Duration) -> Self {
+        Self {
+            max_datagram_size: 1252,
+            ack_ratio: 256,
+            max_ack_delay: (rtt / 20).max(Duration::from_millis(1)),
+            pacing: Pacing::NEQO,
+            send_buffer: Some(10 << 20),
+        }
+    }
+}
+
+impl Default for TransportOptions {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
