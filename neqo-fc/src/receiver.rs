@@ -10,8 +10,8 @@ mod update;
 use std::time::{Duration, Instant};
 
 use crate::{
-    ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res, StreamId, SubjectKind,
-    ValidConfig, WindowChange,
+    BlockedResponse, ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res,
+    StreamId, SubjectKind, TuningInterval, ValidConfig, WindowChange,
 };
 
 pub use update::Update;
@@ -27,7 +27,9 @@ pub use update::Update;
 ///   [`ReceiverFlowControl::raise_window`] /
 ///   [`ReceiverFlowControl::set_window`];
 /// - a *_BLOCKED makes an update due only once `consumed` reaches the
-///   limit it names (never above `max_allowed`);
+///   limit it names (never above `max_allowed`), or, with
+///   [`BlockedResponse::AtOnce`], only if something was retired since the
+///   limit was set;
 /// - a failing call changes nothing.
 ///
 /// Names follow neqo's `fc.rs`: `consumed` is the highest offset received
@@ -45,6 +47,10 @@ pub struct ReceiverFlowControl<S> {
     retired: u64,
     final_size: Option<u64>,
     update_fraction: Fraction,
+    /// How a *_BLOCKED makes an update due.
+    blocked_response: BlockedResponse,
+    /// Which intervals a tuning step judges.
+    tuning_interval: TuningInterval,
     /// The frame carrying `max_allowed` was lost: send it again.
     resend_pending: bool,
     /// The highest limit the peer reported being blocked at (*_BLOCKED)
@@ -94,6 +100,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             retired: 0,
             final_size: None,
             update_fraction: config.update_fraction,
+            blocked_response: config.blocked_response,
+            tuning_interval: config.tuning_interval,
             resend_pending: false,
             blocked_at: None,
             acked_limit: initial,

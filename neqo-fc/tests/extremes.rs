@@ -11,8 +11,8 @@ use std::{
 };
 
 use neqo_fc::{
-    Budget, Config, ConnectionReceiver, Direction, Fraction, MAX_VARINT, Role, Rtt, StreamId,
-    UpdateFrame, ValidConfig,
+    BlockedResponse, Budget, Config, ConnectionReceiver, Direction, Fraction, MAX_VARINT, Role,
+    Rtt, StreamId, TuningInterval, UpdateFrame, ValidConfig,
 };
 use proptest::prelude::*;
 
@@ -75,6 +75,7 @@ prop_compose! {
         seed in proptest::option::of(fraction()),
         floor in (1u32..4, 1u32..3),
         budget in proptest::option::of((0u32..6, 1u32..8, window())),
+        neqo_rules in (any::<bool>(), any::<bool>()),
     ) -> ValidConfig {
         let slots = (2 * bidi + uni).max(1);
         let largest = MAX_VARINT / slots;
@@ -95,6 +96,16 @@ prop_compose! {
             }),
             max_streams_bidi: bidi,
             max_streams_uni: uni,
+            blocked_response: if neqo_rules.0 {
+                BlockedResponse::AtOnce
+            } else {
+                BlockedResponse::BorneOut
+            },
+            tuning_interval: if neqo_rules.1 {
+                TuningInterval::EveryUpdate
+            } else {
+                TuningInterval::WholeQuantum
+            },
         }
         .validate()
         .expect("drawn within the documented ranges")

@@ -9,7 +9,9 @@
 //! - fewer than a whole quantum (`update_fraction × window`) read since
 //!   the previous step: an update that a *_BLOCKED or a lost frame
 //!   triggered can follow the previous one by microseconds, and one read
-//!   burst must not look like a rate the reader never sustains;
+//!   burst must not look like a rate the reader never sustains (not with
+//!   [`crate::TuningInterval::EveryUpdate`], neqo's rule, which judges
+//!   every interval and shows the tuner the bytes retired in it);
 //! - no RTT sample yet (the stack passes `None`);
 //! - time did not move forward: a repeated `now` (every datagram of a GRO
 //!   batch shares one) or one that went backwards.
@@ -17,7 +19,7 @@
 use std::time::Instant;
 
 use super::ReceiverFlowControl;
-use crate::{ChangeReason, FlowSubject, Rtt, TuneInput, Tuner, WindowChange};
+use crate::{ChangeReason, FlowSubject, Rtt, TuneInput, Tuner, TuningInterval, WindowChange};
 
 /// Where the previous tuning step left off.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,8 +48,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             self.close_interval(now);
             return None;
         };
+        let every_update = self.tuning_interval == TuningInterval::EveryUpdate;
         let quantum = self.update_fraction.of(self.max_active).max(1);
-        if self.retired - self.step.retired < quantum {
+        if !every_update && self.retired - self.step.retired < quantum {
             return None;
         }
         let rtt = rtt?;
@@ -56,7 +59,13 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // data that waited behind a gap (after a loss) or in the buffer
         // releases many bytes at once that did not flow in this interval,
         // and must not look like a higher rate.
-        let delivered = (self.retired - self.step.retired).min(self.consumed - self.step.consumed);
+        // (neqo counts the bytes retired alone.)
+        let retired = self.retired - self.step.retired;
+        let delivered = if every_update {
+            retired
+        } else {
+            retired.min(self.consumed - self.step.consumed)
+        };
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
         let drained_steps = if drained_at_limit {
             self.step.drained_streak.saturating_add(1)

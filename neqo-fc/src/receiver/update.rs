@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::ReceiverFlowControl;
-use crate::{FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
+use crate::{BlockedResponse, FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
 
 /// A limit to put in a MAX_DATA / MAX_STREAM_DATA frame now, and the window
 /// change (if any) that the tuning step made while computing it.
@@ -39,9 +39,14 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     }
 
     /// The peer reported *_BLOCKED at a limit that the data received has
-    /// reached: its claim is borne out.
+    /// reached: its claim is borne out (with [`BlockedResponse::AtOnce`]:
+    /// a claim was recorded, see [`ReceiverFlowControl::blocked_received`]).
     fn blocked(&self) -> bool {
-        self.blocked_at.is_some_and(|at| self.consumed >= at)
+        self.blocked_at
+            .is_some_and(|at| match self.blocked_response {
+                BlockedResponse::BorneOut => self.consumed >= at,
+                BlockedResponse::AtOnce => true,
+            })
     }
 
     /// The smallest extension worth answering a *_BLOCKED with: an eighth
@@ -49,7 +54,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// that reads a few bytes at a time against a blocked sender turns
     /// every read into a MAX_* / *_BLOCKED pair.
     fn blocked_step(&self) -> u64 {
-        (self.update_fraction.of(self.max_active) / 8).max(1)
+        match self.blocked_response {
+            BlockedResponse::BorneOut => (self.update_fraction.of(self.max_active) / 8).max(1),
+            BlockedResponse::AtOnce => 1,
+        }
     }
 
     /// At least `update_fraction × window` bytes (and at least one) were
@@ -135,9 +143,19 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// — the frame changes nothing — for a limit above the one we
     /// advertised (no honest peer is blocked there) or once the final size
     /// is known. Constant work, so a flood of these costs nothing more.
+    ///
+    /// With [`BlockedResponse::AtOnce`] (neqo's rule) the claim is recorded
+    /// only if something was retired since the limit was set (an update
+    /// is then due at once); otherwise it changes nothing.
     pub fn blocked_received(&mut self, limit: u64) -> bool {
         if self.final_size.is_some() || limit > self.max_allowed {
             return false;
+        }
+        if self.blocked_response == BlockedResponse::AtOnce {
+            if self.target() > self.max_allowed {
+                self.blocked_at = Some(self.blocked_at.map_or(limit, |at| at.max(limit)));
+            }
+            return true;
         }
         // A claim already borne out stands until an update answers it.
         if !self.blocked() {
