@@ -147,6 +147,11 @@ def crate_shim(crate_dir, out_dir):
 
 
 def cargo_config(tree, nss_rs, distinct):
+    """See below; `distinct` is the codegen-units value (0 = none)."""
+    return _cargo_config(tree, nss_rs, distinct)
+
+
+def _cargo_config(tree, nss_rs, distinct):
     """Write TREE/.cargo/config.toml: nss-rs from NSS_RS instead of github and,
     with --distinct, a profile override on every neqo workspace member.
 
@@ -154,9 +159,10 @@ def cargo_config(tree, nss_rs, distinct):
     a workspace member's artifacts by its path *relative to the workspace
     root*, so neqo-transport of the main tree and of the fc tree would land
     in the same files and cargo could take one tree's build for the other's.
-    An explicit `codegen-units = 16` (rustc's default for non-incremental
-    builds, so the same code) gives the fc tree's members their own names;
-    the dependencies stay shared.
+    An explicit `codegen-units = N` (a different N per tree: 16 is rustc's
+    default for non-incremental builds; other values partition the same
+    code differently, which changes no result) gives each tree's members
+    their own names; the dependencies stay shared.
     """
     tree = Path(tree)
     lines = [
@@ -173,7 +179,7 @@ def cargo_config(tree, nss_rs, distinct):
         names = sorted(p["name"] for p in meta["packages"] if p["id"] in ids)
         for profile in ("dev", "release", "bench"):
             for n in names:
-                lines += ["", f"[profile.{profile}.package.{toml_str(n)}]", "codegen-units = 16"]
+                lines += ["", f"[profile.{profile}.package.{toml_str(n)}]", f"codegen-units = {distinct}"]
     text = "\n".join(lines) + "\n"
     cfg = tree / ".cargo" / "config.toml"
     cfg.parent.mkdir(exist_ok=True)
@@ -247,12 +253,12 @@ def classify(fc_json, main_json, out_json):
         "tests_main_failed": len(main["failed"]),
     }
     Path(out_json).write_text(json.dumps(res, indent=1) + "\n")
-    print(f"  fc tree:   {fc['passed']} passed, {len(fc['failed'])} failed")
+    print(f"  patched:   {fc['passed']} passed, {len(fc['failed'])} failed")
     print(f"  main tree: {main['passed']} passed, {len(main['failed'])} failed")
     for t in also:
         print(f"  fails on main too (not ours): {t}")
     for t in new:
-        print(f"  FAILS ONLY WITH THE neqo-fc PATCHES: {t}")
+        print(f"  FAILS ONLY WITH OUR PATCHES: {t}")
     return 1 if new else 0
 
 
@@ -271,6 +277,8 @@ VARIANTS = {
     "neqo-main": ("main", "default"),
     "unlimited": ("main", "unlimited"),
     "neqo-fc": ("fc", "default"),
+    "neqo-main+pacing": ("pacing", "default"),
+    "neqo-fc+pacing": ("fc-pacing", "default"),
 }
 
 
@@ -370,8 +378,9 @@ def matrix(a):
     for p in paths:
         if p not in PATHS:
             die(f"unknown path {p} (known: {', '.join(PATHS)})")
-    exes = {"main": a.exe_main, "fc": a.exe_fc}
-    runnable = [v for v in variants if exes[VARIANTS[v][0]]]
+    exes = dict(e.split("=", 1) for e in a.exe)
+    skip_reasons = dict(e.split("=", 1) for e in a.skip_reason)
+    runnable = [v for v in variants if exes.get(VARIANTS[v][0])]
     skipped = [v for v in variants if v not in runnable]
     rtts = [float(x) if "." in x else int(x) for x in a.rtts.split(",")] if a.rtts else None
     specs = plan(paths, runnable, rtts, a.quick, a.bytes)
@@ -428,7 +437,9 @@ def matrix(a):
             doc["failed_tests_new"] = tests.get("failed_tests_new")
         doc.update({
             "quick": a.quick,
-            "variants_skipped": [{"variant": v, "reason": a.skip_reason or "not built"} for v in skipped],
+            "tests_tree": a.tests_tree,
+            "variants_skipped": [{"variant": v, "reason": skip_reasons.get(VARIANTS[v][0], "not built")}
+                                 for v in skipped],
             "mean_goodput_mbps": means,
             "matrix_wall_s": round(wall, 1),
             "command": a.command,
@@ -456,7 +467,7 @@ def main():
     p = sub.add_parser("cargo-config")
     p.add_argument("tree")
     p.add_argument("nss_rs")
-    p.add_argument("--distinct", action="store_true")
+    p.add_argument("--distinct", type=int, default=0, metavar="CODEGEN_UNITS")
     sub.add_parser("bench-exe")
     p = sub.add_parser("tests")
     p.add_argument("log")
@@ -466,10 +477,11 @@ def main():
     p.add_argument("main")
     p.add_argument("out")
     p = sub.add_parser("matrix")
-    p.add_argument("--exe-main", required=True)
-    p.add_argument("--exe-fc", default="")
-    p.add_argument("--skip-reason", default="")
-    p.add_argument("--variants", default="neqo-main,unlimited,neqo-fc")
+    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH",
+                   help="the fc_matrix binary of a tree (repeat per tree)")
+    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
+    p.add_argument("--tests-tree", default="", help="the tree the tests fields describe")
+    p.add_argument("--variants", default=",".join(VARIANTS))
     p.add_argument("--paths", default="mission,bench")
     p.add_argument("--rtts", default="", help="comma-separated RTTs in ms (default: the sweep)")
     p.add_argument("--bytes", type=int, default=1 << 30)

@@ -16,12 +16,14 @@ usage() {
   cat <<'EOF'
 usage: integrations/neqo/run.sh [options]
 
-  --quick          CI subset: mission path at 20, 50, 80 ms; bench path at 40 ms
+  --quick          CI subset: variants neqo-main, unlimited, neqo-fc+pacing (two
+                   trees to build); mission path at 20, 50, 80 ms; bench path at 40 ms
   --json FILE      write the results (tests and every run) as JSON
   --skip-tests     do not run neqo's test suite
   --only-matrix    no preparing, building or testing: run the matrix with the
                    binaries of the last build (fails if the patches changed since)
-  --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc
+  --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
+                   (only the trees these need are built)
   --paths LIST     comma-separated, default mission,bench
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
@@ -37,7 +39,7 @@ say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
 QUICK=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
-VARIANTS=neqo-main,unlimited,neqo-fc PATHS_=mission,bench RTTS="" BYTES=1073741824 JOBS=2
+VARIANTS="" PATHS_=mission,bench RTTS="" BYTES=1073741824 JOBS=2
 ARGS=("$@")
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -55,6 +57,13 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+if [[ -z $VARIANTS ]]; then
+  if [[ $QUICK -eq 1 ]]; then
+    VARIANTS=neqo-main,unlimited,neqo-fc+pacing
+  else
+    VARIANTS=neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
+  fi
+fi
 
 WORK_DIR=$(realpath -m "${WORK_DIR:-$ROOT/target/neqo-integration}")
 NEQO_SRC=$(realpath -m "${NEQO_SRC:-$ROOT/../shared/vendor/neqo-80ca01e.tar.gz}")
@@ -74,9 +83,36 @@ timed() { # timed LABEL SECONDS_AT_START
 
 shopt -s nullglob
 HARNESS_PATCHES=("$HERE"/patches/harness/*.patch)
-FC_PATCHES=("$HERE"/patches/neqo-fc/*.patch)
 shopt -u nullglob
 [[ ${#HARNESS_PATCHES[@]} -gt 0 ]] || die "no patches in $HERE/patches/harness"
+
+# The trees: each is neqo + the harness patches + these patch folders, in
+# this order. `main` is neqo as it is; `fc` swaps its receive flow control
+# for neqo-fc; `pacing` fixes neqo's pacer (ACK-only packets spend no
+# pacing credit); `fc-pacing` is both, the series we propose.
+TREE_NAMES=(main fc pacing fc-pacing)
+declare -A TREE_FOLDERS=([main]="" [fc]="neqo-fc" [pacing]="pacing" [fc-pacing]="pacing neqo-fc")
+# Each tree but main builds its neqo crates with its own codegen-units (the
+# same code) so that the shared target directory keeps them apart.
+declare -A TREE_CGU=([main]=0 [fc]=16 [pacing]=15 [fc-pacing]=14)
+# The tree each variant runs on (harness.py VARIANTS says the same).
+declare -A VARIANT_TREE=([neqo-main]=main [unlimited]=main [neqo-fc]=fc
+  [neqo-main+pacing]=pacing [neqo-fc+pacing]=fc-pacing)
+declare -A WANTED=([main]=1) # main: the reference for neqo's tests
+for v in ${VARIANTS//,/ }; do
+  [[ -n ${VARIANT_TREE[$v]:-} ]] || die "unknown variant $v (known: ${!VARIANT_TREE[*]})"
+  WANTED[${VARIANT_TREE[$v]}]=1
+done
+
+# tree_patches NAME -> the tree's patches beyond the harness, one per line
+tree_patches() {
+  local f
+  shopt -s nullglob
+  for f in ${TREE_FOLDERS[$1]}; do
+    printf '%s\n' "$HERE/patches/$f"/*.patch
+  done
+  shopt -u nullglob
+}
 
 version_ge() { # version_ge HAVE WANT
   [[ -n $1 ]] && printf '%s\n%s\n' "$2" "$1" | sort -V -C
@@ -202,14 +238,23 @@ else
   say "nss-rs: $NSS_RS_DIR"
 fi
 
-if [[ ${#FC_PATCHES[@]} -gt 0 ]]; then
-  HAVE_FC=1
-  say "neqo-fc patches: ${#FC_PATCHES[@]} in patches/neqo-fc/"
-else
-  HAVE_FC=0
-  FC_SKIP="patches/neqo-fc/ holds no *.patch yet"
-  say "neqo-fc patches: none ($FC_SKIP): the neqo-fc variant is skipped"
-fi
+# A tree is built only if every one of its patch folders holds a patch.
+TREES=()
+declare -A TREE_SKIP=()
+for tree in "${TREE_NAMES[@]}"; do
+  [[ -n ${WANTED[$tree]:-} ]] || continue
+  missing=""
+  for f in ${TREE_FOLDERS[$tree]}; do
+    compgen -G "$HERE/patches/$f/*.patch" >/dev/null || missing="$missing patches/$f/"
+  done
+  if [[ -n $missing ]]; then
+    TREE_SKIP[$tree]="no patch in$missing"
+    say "$tree tree: skipped (${TREE_SKIP[$tree]})"
+  else
+    TREES+=("$tree")
+    say "$tree tree: neqo + harness${TREE_FOLDERS[$tree]:+ + ${TREE_FOLDERS[$tree]// / + }}"
+  fi
+done
 
 # ----------------------------------------------------------------- 4. trees
 # tree_stamp NAME PATCH... -> what a tree is made of; a tree is rebuilt from
@@ -269,8 +314,7 @@ prepare_tree() {
     done
     echo "$stamp" >"$dir/.fc-harness-stamp"
   fi
-  local distinct=()
-  if [[ $name != main ]]; then
+  if [[ " ${TREE_FOLDERS[$name]} " == *" neqo-fc "* ]]; then
     # neqo-fc at the workspace root, so a patch can say
     # `neqo-fc = { path = "../neqo-fc" }`: a generated manifest plus a src/
     # symlink into this repository (harness.py crate-shim says why not a
@@ -278,27 +322,26 @@ prepare_tree() {
     [[ -f $FC_CRATE/Cargo.toml ]] || die "FC_CRATE=$FC_CRATE has no Cargo.toml"
     "${HARNESS[@]}" crate-shim "$FC_CRATE" "$dir/neqo-fc"
     say "$name: neqo-fc/src -> $FC_CRATE/src"
-    distinct=(--distinct)
   fi
+  local distinct=()
+  [[ ${TREE_CGU[$name]} -ne 0 ]] && distinct=(--distinct "${TREE_CGU[$name]}")
   # nss-rs from NSS_RS_SRC instead of github, as a [patch] in cargo's config
-  # (no neqo file changes); for the fc tree also its own artifact names.
+  # (no neqo file changes); for every tree but main also its own artifact
+  # names.
   "${HARNESS[@]}" cargo-config "$dir" "$NSS_RS_DIR" "${distinct[@]}"
 }
 
 if [[ $ONLY_MATRIX -eq 0 ]]; then
   step "trees in $WORK_DIR/trees"
   t=$SECONDS
-  prepare_tree main "${#HARNESS_PATCHES[@]}" "${HARNESS_PATCHES[@]}"
-  if [[ $HAVE_FC -eq 1 ]]; then
-    prepare_tree fc "${#HARNESS_PATCHES[@]}" "${HARNESS_PATCHES[@]}" "${FC_PATCHES[@]}"
-  fi
+  for tree in "${TREES[@]}"; do
+    mapfile -t extra < <(tree_patches "$tree")
+    prepare_tree "$tree" "${#HARNESS_PATCHES[@]}" "${HARNESS_PATCHES[@]}" "${extra[@]}"
+  done
   timed prepare "$t"
 fi
 
 # ---------------------------------------------------------------- 5. builds
-TREES=(main)
-[[ $HAVE_FC -eq 1 ]] && TREES+=(fc)
-
 if [[ $ONLY_MATRIX -eq 0 ]]; then
   step "build the fc_matrix bench (bench profile, LTO off; ~4 min cold per 2 cores)"
   t=$SECONDS
@@ -324,24 +367,30 @@ exe_for() { # exe_for TREE -> path of the tree's fc_matrix binary, checked fresh
   [[ -f $WORK_DIR/bin/$tree.exe ]] || die "no $tree build yet; run without --only-matrix first"
   exe=$(<"$WORK_DIR/bin/$tree.exe")
   [[ -x $exe ]] || die "$exe is gone; run without --only-matrix"
-  if [[ $tree == fc ]]; then
-    stamp=$(tree_stamp fc "${HARNESS_PATCHES[@]}" "${FC_PATCHES[@]}")
-  else
-    stamp=$(tree_stamp main "${HARNESS_PATCHES[@]}")
-  fi
+  local extra
+  mapfile -t extra < <(tree_patches "$tree")
+  stamp=$(tree_stamp "$tree" "${HARNESS_PATCHES[@]}" "${extra[@]}")
   [[ $(<"$WORK_DIR/bin/$tree.stamp") == "$stamp" ]] || die "the $tree build is older than the patches; run without --only-matrix"
   echo "$exe"
 }
 
 # ----------------------------------------------------------------- 6. tests
+# The series we judge is the last tree built (fc-pacing when all patches are
+# there); `main` tells which failures are not ours. --quick tests only those
+# two; a full run tests every tree.
 TESTS_JSON=""
 TESTS_BROKEN=0
 if [[ $SKIP_TESTS -eq 0 ]]; then
-  step "neqo's tests: cargo test -p neqo-transport (dev profile), fc tree then main tree"
+  JUDGED=${TREES[-1]}
+  if [[ $QUICK -eq 1 ]]; then
+    order=("$JUDGED")
+  else
+    order=("${TREES[@]:1}")
+  fi
+  [[ $JUDGED == main ]] && order=()
+  order+=(main)
+  step "neqo's tests: cargo test -p neqo-transport (dev profile) on ${order[*]}"
   t=$SECONDS
-  # The fc tree first: it is what we judge; main tells which failures are not ours.
-  order=(main)
-  [[ $HAVE_FC -eq 1 ]] && order=(fc main)
   for tree in "${order[@]}"; do
     log="$WORK_DIR/logs/test-$tree.log"
     t1=$SECONDS
@@ -356,30 +405,35 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
     say "$tree: ran in $((SECONDS - t2)) s"
     "${HARNESS[@]}" tests "$log" "$WORK_DIR/logs/tests-$tree.json"
   done
-  TESTS_JSON="$WORK_DIR/logs/tests.json"
-  if [[ $HAVE_FC -eq 1 ]]; then
-    fc_json="$WORK_DIR/logs/tests-fc.json"
-  else
-    say "no neqo-fc patches: the fc tree is the main tree"
-    fc_json="$WORK_DIR/logs/tests-main.json"
+  for tree in "${order[@]}"; do
+    [[ $tree == main ]] && continue
+    say "$tree against main:"
+    "${HARNESS[@]}" classify "$WORK_DIR/logs/tests-$tree.json" "$WORK_DIR/logs/tests-main.json" \
+      "$WORK_DIR/logs/tests-vs-main-$tree.json" || TESTS_BROKEN=1
+  done
+  if [[ $JUDGED == main ]]; then
+    say "no patches beyond the harness: the judged tree is main"
+    "${HARNESS[@]}" classify "$WORK_DIR/logs/tests-main.json" "$WORK_DIR/logs/tests-main.json" \
+      "$WORK_DIR/logs/tests-vs-main-main.json" || TESTS_BROKEN=1
   fi
-  "${HARNESS[@]}" classify "$fc_json" "$WORK_DIR/logs/tests-main.json" "$TESTS_JSON" || TESTS_BROKEN=1
+  TESTS_JSON="$WORK_DIR/logs/tests-vs-main-$JUDGED.json"
   timed tests "$t"
 fi
 
 # ---------------------------------------------------------------- 7. matrix
 step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
 t=$SECONDS
-EXE_MAIN=$(exe_for main) || exit 1
-matrix=(--exe-main "$EXE_MAIN" --variants "$VARIANTS" --paths "$PATHS_"
+matrix=(--variants "$VARIANTS" --paths "$PATHS_"
   --bytes "$BYTES" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
   --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
-if [[ $HAVE_FC -eq 1 ]]; then
-  EXE_FC=$(exe_for fc) || exit 1
-  matrix+=(--exe-fc "$EXE_FC")
-else
-  matrix+=(--skip-reason "$FC_SKIP")
-fi
+for tree in "${TREES[@]}"; do
+  exe=$(exe_for "$tree") || exit 1
+  matrix+=(--exe "$tree=$exe")
+done
+for tree in "${!TREE_SKIP[@]}"; do
+  matrix+=(--skip-reason "$tree=${TREE_SKIP[$tree]}")
+done
+[[ -n ${JUDGED:-} ]] && matrix+=(--tests-tree "$JUDGED")
 [[ $QUICK -eq 1 ]] && matrix+=(--quick)
 [[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
 [[ -n $JSON ]] && matrix+=(--json "$JSON")
