@@ -21,6 +21,12 @@ pub struct Pacing {
     gain: (u32, u32),
     slow_start_gain: (u32, u32),
     burst_packets: u64,
+    /// Ack-eliciting packets without stream data (MAX_*, *_BLOCKED) wait
+    /// for the pacer too, while anything is in flight.
+    paces_control: bool,
+    /// ACK-only packets, sent unpaced, still spend pacing credit and may
+    /// leave the bucket in debt (neqo 0.30.1).
+    ack_only_debt: bool,
 }
 
 impl Pacing {
@@ -31,14 +37,28 @@ impl Pacing {
         gain: (5, 4),
         slow_start_gain: (2, 1),
         burst_packets: 10,
+        paces_control: false,
+        ack_only_debt: false,
     };
 
-    /// neqo 0.30 (`pace.rs`, `sender.rs`): twice cwnd / srtt in every
-    /// state, bursts of `PACING_BURST_SIZE` = 2 datagrams.
+    /// neqo 0.30.1 (`pace.rs`, `sender.rs`): twice cwnd / srtt in every
+    /// state, bursts of `PACING_BURST_SIZE` = 2 datagrams; every
+    /// ack-eliciting packet is paced while anything is in flight, and
+    /// ACK-only packets, sent unpaced, spend credit (a receive-mostly
+    /// endpoint runs into pacing debt that delays its MAX_STREAM_DATA).
     pub const NEQO: Self = Self {
         gain: (2, 1),
         slow_start_gain: (2, 1),
         burst_packets: 2,
+        paces_control: true,
+        ack_only_debt: true,
+    };
+
+    /// [`Pacing::NEQO`] with the neqo integration's pacing patch: ACK-only
+    /// packets spend no credit (RFC 9002 §7.7).
+    pub const NEQO_FIXED: Self = Self {
+        ack_only_debt: false,
+        ..Self::NEQO
     };
 
     /// Gains `gain` and `slow_start_gain` as `(num, den)`, bursts of
@@ -50,7 +70,21 @@ impl Pacing {
             gain,
             slow_start_gain,
             burst_packets,
+            paces_control: false,
+            ack_only_debt: false,
         })
+    }
+
+    /// Ack-eliciting packets without stream data wait for the pacer too.
+    #[must_use]
+    pub const fn paces_control(self) -> bool {
+        self.paces_control
+    }
+
+    /// ACK-only packets spend pacing credit, into debt.
+    #[must_use]
+    pub const fn ack_only_debt(self) -> bool {
+        self.ack_only_debt
     }
 
     /// Datagrams the pacer lets leave back to back.
@@ -78,15 +112,16 @@ impl Pacing {
 /// exact (rounded up to whole nanoseconds, without drift). A rate change
 /// rescales the level, losing less than 1/scale of a byte.
 ///
-/// Invariants: `level <= capacity · scale`; `last` never decreases. The
-/// bucket starts full.
+/// Invariants: `level <= capacity · scale`; `level ≥ 0` except after
+/// [`Pacer::spend_unpaced`] (debt); `last` never decreases. The bucket
+/// starts full.
 #[derive(Clone, Debug)]
 pub struct Pacer {
     max_datagram_size: u64,
     pacing: Pacing,
     capacity: u64,
-    /// Bucket level in units of 1/scale byte, at `last`.
-    level: u128,
+    /// Bucket level in units of 1/scale byte, at `last`; negative = debt.
+    level: i128,
     scale: u128,
     last: Time,
 }
@@ -101,7 +136,7 @@ impl Pacer {
             max_datagram_size,
             pacing,
             capacity,
-            level: u128::from(capacity),
+            level: i128::from(capacity),
             scale: 1,
             last: Time::ZERO,
         }
@@ -143,14 +178,15 @@ impl Pacer {
     }
 
     /// Bucket level at `now` in units of 1/`den` byte, without changing state.
-    fn level_at(&self, now: Time, num: u128, den: u128) -> u128 {
-        let level = if den == self.scale {
+    fn level_at(&self, now: Time, num: u128, den: u128) -> i128 {
+        let (den, num) = (signed(den), signed(num));
+        let level = if den == signed(self.scale) {
             self.level
         } else {
-            self.level * den / self.scale
+            self.level.saturating_mul(den) / signed(self.scale)
         };
-        let elapsed = u128::from(now.0.saturating_sub(self.last.0));
-        let full = u128::from(self.capacity) * den;
+        let elapsed = i128::from(now.0.saturating_sub(self.last.0));
+        let full = i128::from(self.capacity).saturating_mul(den);
         level.saturating_add(elapsed.saturating_mul(num)).min(full)
     }
 
@@ -170,13 +206,14 @@ impl Pacer {
         let Some((num, den)) = self.rate(cwnd, srtt, slow_start) else {
             return now;
         };
-        let need = u128::from(bytes.min(self.capacity)) * den;
+        let need = i128::from(bytes.min(self.capacity)).saturating_mul(signed(den));
         let level = self.level_at(now, num, den);
         if level >= need {
             return now;
         }
         // The level grows by `num` units per ns.
-        let wait = (need - level).div_ceil(num);
+        let missing = u128::try_from(need.saturating_sub(level)).unwrap_or(u128::MAX);
+        let wait = missing.div_ceil(num);
         let wait = u64::try_from(wait).unwrap_or(u64::MAX);
         Time(now.0.max(self.last.0).saturating_add(wait))
     }
@@ -187,16 +224,44 @@ impl Pacer {
         match self.rate(cwnd, srtt, slow_start) {
             Some((num, den)) => {
                 let level = self.level_at(now, num, den);
-                self.level = level.saturating_sub(u128::from(bytes) * den);
+                let spent = level.saturating_sub(i128::from(bytes).saturating_mul(signed(den)));
+                // A send before its time empties the bucket: no new debt
+                // (only [`Pacer::spend_unpaced`] makes any).
+                self.level = spent.max(level.min(0));
                 self.scale = den;
             }
             None => {
-                self.level = u128::from(self.capacity);
+                self.level = i128::from(self.capacity);
                 self.scale = 1;
             }
         }
         self.last = self.last.max(now);
     }
+
+    /// Records that an unpaced packet of `bytes` (an ACK-only one, for
+    /// [`Pacing::ack_only_debt`]) left at `now`: it spends credit and may
+    /// put the bucket in debt, which later packets wait out. Nothing
+    /// changes while pacing is off (no rate).
+    pub fn spend_unpaced(
+        &mut self,
+        now: Time,
+        cwnd: u64,
+        srtt: Duration,
+        slow_start: bool,
+        bytes: u64,
+    ) {
+        if let Some((num, den)) = self.rate(cwnd, srtt, slow_start) {
+            let level = self.level_at(now, num, den);
+            self.level = level.saturating_sub(i128::from(bytes).saturating_mul(signed(den)));
+            self.scale = den;
+            self.last = self.last.max(now);
+        }
+    }
+}
+
+/// `x` as a signed value (the rates here stay far below 2^127).
+fn signed(x: u128) -> i128 {
+    i128::try_from(x).unwrap_or(i128::MAX)
 }
 
 #[cfg(test)]
@@ -211,11 +276,43 @@ mod tests {
     #[test]
     fn pacing_settings_are_checked() {
         assert_eq!(Pacing::new((5, 4), (2, 1), 10), Some(Pacing::RFC9002));
-        assert_eq!(Pacing::new((2, 1), (2, 1), 2), Some(Pacing::NEQO));
+        let neqo = Pacing::new((2, 1), (2, 1), 2).unwrap();
+        assert_eq!(
+            (neqo.gain(false), neqo.burst_packets()),
+            (Pacing::NEQO.gain(false), Pacing::NEQO.burst_packets())
+        );
+        assert!(Pacing::NEQO.ack_only_debt() && Pacing::NEQO.paces_control());
+        assert!(!Pacing::NEQO_FIXED.ack_only_debt() && Pacing::NEQO_FIXED.paces_control());
+        assert!(!Pacing::RFC9002.ack_only_debt() && !Pacing::RFC9002.paces_control());
         assert_eq!(Pacing::new((0, 1), (2, 1), 2), None);
         assert_eq!(Pacing::new((1, 1), (2, 0), 2), None);
         assert_eq!(Pacing::new((1, 1), (2, 1), 0), None);
         assert_eq!(Pacing::NEQO.gain(true), Pacing::NEQO.gain(false));
+    }
+
+    /// Unpaced spending (neqo's ACK-only packets) puts the bucket in debt
+    /// that the next paced packet waits out; a paced send never makes
+    /// debt of its own.
+    #[test]
+    fn unpaced_spending_makes_debt() {
+        let mut p = Pacer::new(MDS, rfc(1));
+        // Empty the bucket, then 3 × MDS of ACK-only packets at once.
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        for _ in 0..3 {
+            p.spend_unpaced(Time::ZERO, CWND, SRTT, false, MDS);
+        }
+        // 3 datagrams of debt + 1 to send: 4 × 960 µs.
+        assert_eq!(
+            p.next_send_time(Time::ZERO, CWND, SRTT, false, MDS),
+            Time(4 * SPACING_NS)
+        );
+        let mut q = Pacer::new(MDS, rfc(1));
+        q.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        q.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        assert_eq!(
+            q.next_send_time(Time::ZERO, CWND, SRTT, false, MDS),
+            Time(SPACING_NS)
+        );
     }
 
     #[test]

@@ -447,6 +447,14 @@ impl Connection {
                     .pacing_time(now, u64::from(self.cfg.max_datagram)),
             ));
         }
+        if self.control_due() && self.cwnd_open() {
+            let t = self
+                .recovery
+                .control_pacing_time(now, u64::from(self.cfg.max_datagram));
+            if t > now {
+                take(Some(t));
+            }
+        }
         take(self.app.next_timeout(now, &self.recv));
         take(self.recv.next_timeout());
         t
@@ -511,7 +519,9 @@ impl Connection {
             let cwnd_ok = self.recovery.cwnd_room() >= mds || self.probes > 0;
             let paced_ok = unpaced || self.recovery.pacing_time(now, mds) <= now || self.probes > 0;
             let data = cwnd_ok && paced_ok && self.send.has_sendable_data();
-            let control = cwnd_ok && self.control_due();
+            let control_paced =
+                unpaced || self.probes > 0 || self.recovery.control_pacing_time(now, mds) <= now;
+            let control = cwnd_ok && control_paced && self.control_due();
             let ack = self.acks.ack_now(now)
                 || self
                     .hostile
@@ -521,7 +531,7 @@ impl Connection {
             if !(data || control || ack || self.probes > 0) {
                 break;
             }
-            if !self.build_packet(now, data, out, pool) {
+            if !self.build_packet(now, data, control_paced, out, pool) {
                 break;
             }
         }
@@ -585,6 +595,7 @@ impl Connection {
         &mut self,
         now: Time,
         with_data: bool,
+        with_control: bool,
         out: &mut Vec<Packet>,
         pool: &mut Vec<Vec<Frame>>,
     ) -> bool {
@@ -607,7 +618,9 @@ impl Connection {
             space = space.saturating_sub(ack.encoded_len());
             frames.push(ack);
         }
-        self.write_control(now, &mut space, &mut frames, &mut sent);
+        if with_control {
+            self.write_control(now, &mut space, &mut frames, &mut sent);
+        }
         if let Some(h) = &mut self.hostile {
             let limit = self.send.conn_limit();
             let initial = self.cfg.fc.initial_connection_window;

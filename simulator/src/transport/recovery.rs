@@ -147,6 +147,7 @@ pub struct Recovery {
     /// Congestion controller.
     pub cc: Box<dyn CongestionControl>,
     pacer: Pacer,
+    pacing: Pacing,
     largest_acked: Option<u64>,
     loss_time: Option<Time>,
     pto_count: u32,
@@ -188,6 +189,7 @@ impl Recovery {
             rtt: RttEstimator::new(Duration::from_millis(333)),
             cc: cc.build(max_datagram_size),
             pacer: Pacer::new(max_datagram_size, pacing),
+            pacing,
             largest_acked: None,
             loss_time: None,
             pto_count: 0,
@@ -255,6 +257,18 @@ impl Recovery {
         )
     }
 
+    /// Earliest time a packet of `bytes` carrying only control frames
+    /// (MAX_*, *_BLOCKED) may leave: `now` unless [`Pacing::paces_control`]
+    /// says such packets are paced, and then only while something is in
+    /// flight (with nothing in flight neqo does not pace).
+    #[must_use]
+    pub fn control_pacing_time(&self, now: Time, bytes: u64) -> Time {
+        if !self.pacing.paces_control() || self.cc.bytes_in_flight() == 0 {
+            return now;
+        }
+        self.pacing_time(now, bytes)
+    }
+
     /// In slow start the pacer uses its slow-start gain ([`Pacing`]).
     fn slow_start(&self) -> bool {
         self.cc.state() == CcState::SlowStart
@@ -267,6 +281,15 @@ impl Recovery {
             self.cc.on_packet_sent(now, u64::from(pkt.size));
             let slow_start = self.slow_start();
             self.pacer.on_sent(
+                now,
+                self.cc.cwnd(),
+                self.rtt.smoothed(),
+                slow_start,
+                u64::from(pkt.size),
+            );
+        } else if self.pacing.ack_only_debt() {
+            let slow_start = self.slow_start();
+            self.pacer.spend_unpaced(
                 now,
                 self.cc.cwnd(),
                 self.rtt.smoothed(),
