@@ -4,7 +4,10 @@
 
 use std::sync::Arc;
 
-use neqo_fc::{Config, ConfigError, ExcessTuner, Fixed, Fraction, MAX_VARINT, Tuner};
+use neqo_fc::{
+    BlockedResponse, Config, ConfigError, ExcessTuner, Fixed, Fraction, MAX_VARINT, Tuner,
+    TuningInterval,
+};
 
 use super::{doubling::DoublingTuner, neqo::NeqoTuner};
 use crate::format::size_name;
@@ -148,10 +151,12 @@ impl TunerSpec {
             Self::Neqo => {
                 let caps = NeqoTuner::CAPS;
                 let windows = [1 << 20, 2 << 20, caps.stream, caps.connection];
-                (
-                    Arc::new(NeqoTuner),
-                    peer(windows, Fraction::QUARTER, Fraction::ONE),
-                )
+                // neqo's controller, not only its formula: it answers
+                // *_BLOCKED at once and tunes at every update it writes.
+                let mut config = peer(windows, Fraction::QUARTER, Fraction::ONE);
+                config.blocked_response = BlockedResponse::AtOnce;
+                config.tuning_interval = TuningInterval::EveryUpdate;
+                (Arc::new(NeqoTuner), config)
             }
             Self::Double => {
                 let caps = DoublingTuner::CAPS;
