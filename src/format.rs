@@ -26,6 +26,20 @@ fn sig3(value: f64) -> String {
     }
 }
 
+/// `1234567` → `1,234,567`.
+#[must_use]
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `1 MiB`, `57.6 KiB`, `812 B`: binary prefixes, three significant digits.
 #[must_use]
 #[allow(clippy::cast_precision_loss)]

@@ -12,6 +12,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod calibrate;
 pub mod cli;
 pub mod compare;
 pub mod cost;
@@ -29,6 +30,7 @@ pub mod spec;
 pub mod stall;
 pub mod sweep;
 pub mod table;
+pub mod transport;
 pub mod tuners;
 pub mod units;
 pub mod workloads;

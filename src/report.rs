@@ -61,6 +61,9 @@ pub struct RunReport {
     pub reader_period_s: Option<f64>,
     /// Congestion control (`cubic`, `newreno`).
     pub cc: String,
+    /// Transport model: `default`, `neqo`, or one with overrides
+    /// (`neqo,pacing=rfc9002`).
+    pub transport: String,
     /// Share of the window retired before an update is sent.
     pub update_fraction: f64,
     /// The connection memory budget was on (`default`, `…+budget`).
@@ -235,6 +238,7 @@ impl RunReport {
                 _ => None,
             },
             cc: spec.cc.name().to_owned(),
+            transport: spec.transport.name(),
             update_fraction: 0.0,
             memory_budget: spec.tuner.budget,
             stall: spec.workload.stall.as_ref().map(crate::stall::stall_name),

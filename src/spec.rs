@@ -9,6 +9,7 @@ use neqo_fc_sim::{quic::cc::CcAlgorithm, scenario::Scenario, trace::TraceLevel};
 use crate::{
     error::LabError,
     profiles::PathSpec,
+    transport::TransportChoice,
     tuners::{Overrides, TunerChoice},
     workloads::WorkloadSpec,
 };
@@ -26,6 +27,8 @@ pub struct RunSpec {
     pub overrides: Overrides,
     /// Congestion control at the sender.
     pub cc: CcAlgorithm,
+    /// Datagram size, ACK rate, pacing, send buffer.
+    pub transport: TransportChoice,
     /// PRNG seed.
     pub seed: u64,
     /// Encode, decode and check every payload byte.
@@ -48,6 +51,7 @@ impl RunSpec {
             tuner: tuner.into(),
             overrides: Overrides::default(),
             cc: CcAlgorithm::Cubic,
+            transport: TransportChoice::default(),
             seed: 1,
             verify: false,
             trace: TraceLevel::Off,
@@ -69,6 +73,7 @@ impl RunSpec {
         scenario.fc = tuning.config;
         scenario.tuner = tuning.tuner;
         scenario.cc = self.cc;
+        scenario.transport = self.transport.options(self.path.rtt);
         scenario.seed = self.seed;
         scenario.verify = self.verify;
         scenario.trace = self.trace;

@@ -14,14 +14,16 @@ use neqo_fc_sim::{
 };
 
 use super::values::{
-    jitter_arg, max_wall_arg, messages_arg, overhead_arg, positive_size_arg, profile_arg,
-    random_seeds_arg, reader_period_arg, rtt_arg, seeds_arg, stall_arg, streams_arg, threads_arg,
+    SendBuffer, ack_ratio_arg, datagram_size_arg, jitter_arg, max_ack_delay_arg, max_wall_arg,
+    messages_arg, overhead_arg, positive_size_arg, profile_arg, random_seeds_arg,
+    reader_period_arg, rtt_arg, seeds_arg, send_buffer_arg, stall_arg, streams_arg, threads_arg,
     time_limit_arg, tuner_arg, workload_arg,
 };
 use crate::{
     error::LabError,
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
+    transport::{PacingArg, Preset, TransportChoice},
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
     workloads::{MatrixWorkload, WorkloadSpec},
@@ -86,6 +88,11 @@ pub enum Command {
     /// reordering, duplication and a receiver pause, checking every byte;
     /// exit code 1 if any run fails.
     Sweep(SweepArgs),
+    /// The simulator beside real neqo on the neqo integration's scenarios
+    /// (integrations/neqo/run.sh): goodput, peak window and losses side by
+    /// side with their ratio. Uses the committed real results unless
+    /// --real names a fresh run.sh --json file. About a minute.
+    Calibrate(CalibrateArgs),
     /// Rerun every scenario the README quotes and rewrite its marked blocks
     /// (<!-- fc-lab readme: NAME --> … <!-- /fc-lab readme -->), or check
     /// them with --check (exit code 1 if any differs). About a minute.
@@ -386,6 +393,7 @@ impl RunArgs {
         let mut spec = RunSpec::new(path, workload, self.tuner);
         spec.overrides = self.transport.overrides();
         spec.cc = self.transport.cc.into();
+        spec.transport = self.transport.transport();
         spec.seed = self.transport.seed;
         spec.verify = self.verify;
         spec.time_limit = self.time_limit;
@@ -416,9 +424,45 @@ pub struct TransportArgs {
     /// PRNG seed (loss, jitter); same seed, same result.
     #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
     pub seed: u64,
+    /// Transport model: `default` (this simulator's: 1,500-byte datagrams,
+    /// ACK every 2nd packet, RFC 9002 pacing, no send-buffer limit) or
+    /// `neqo` (neqo 0.30 in its simulator: 1,252-byte datagrams, an ACK
+    /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
+    /// send buffer per stream). The five flags below override single
+    /// settings.
+    #[arg(long, value_enum, default_value_t = Preset::Default)]
+    pub transport: Preset,
+    /// Largest UDP payload in bytes (1200..=65527).
+    #[arg(long, value_name = "BYTES", value_parser = datagram_size_arg, allow_hyphen_values = true)]
+    pub datagram_size: Option<u32>,
+    /// Acknowledge every N ack-eliciting packets (1..=1000).
+    #[arg(long, value_name = "N", value_parser = ack_ratio_arg, allow_hyphen_values = true)]
+    pub ack_ratio: Option<u32>,
+    /// Largest delay before an acknowledgement (1ms..=1s): 25ms.
+    #[arg(long, value_name = "DURATION", value_parser = max_ack_delay_arg, allow_hyphen_values = true)]
+    pub max_ack_delay: Option<Duration>,
+    /// Pacing: gain, burst, and (neqo) whether ACK-only packets spend credit.
+    #[arg(long, value_enum)]
+    pub pacing: Option<PacingArg>,
+    /// Stream data a sender holds per stream, unacknowledged plus unsent
+    /// (`none`: no limit): 10MiB.
+    #[arg(long, value_name = "BYTES|none", value_parser = send_buffer_arg, allow_hyphen_values = true)]
+    pub send_buffer: Option<SendBuffer>,
 }
 
 impl TransportArgs {
+    /// The transport these flags ask for.
+    pub(super) fn transport(&self) -> TransportChoice {
+        TransportChoice {
+            preset: self.transport,
+            datagram_size: self.datagram_size,
+            ack_ratio: self.ack_ratio,
+            max_ack_delay: self.max_ack_delay,
+            pacing: self.pacing,
+            send_buffer: self.send_buffer.map(|b| b.0),
+        }
+    }
+
     /// The configuration overrides these flags ask for.
     pub(super) fn overrides(&self) -> Overrides {
         Overrides {
@@ -479,6 +523,26 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct ProfilesArgs {
     /// Print a JSON array instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `fc-lab calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Real results to compare with: a file `integrations/neqo/run.sh
+    /// --json FILE` wrote (default: the committed
+    /// integrations/neqo/results/matrix.json).
+    #[arg(long, value_name = "FILE")]
+    pub real: Option<PathBuf>,
+    /// Simulated transport model (see `fc-lab run --help`).
+    #[arg(long, value_enum, default_value_t = Preset::Neqo)]
+    pub transport: Preset,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// Print one JSON object (rows, means, …) instead of the tables.
     #[arg(long)]
     pub json: bool,
 }

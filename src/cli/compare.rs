@@ -25,6 +25,7 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
     matrix.random_seeds = a.random_seeds;
     matrix.cc = a.transport.cc.into();
     matrix.overrides = a.transport.overrides();
+    matrix.transport = a.transport.transport();
     if a.transport.initial_window.is_some()
         && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited)
     {

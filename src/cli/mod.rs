@@ -15,6 +15,7 @@
 //! - `output.rs`: writing to the terminal.
 
 mod args;
+mod calibrate;
 mod compare;
 mod output;
 mod profiles;
@@ -33,8 +34,8 @@ use clap::{
 
 pub use self::{
     args::{
-        CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel, ReadmeArgs, RunArgs,
-        SweepArgs, TransportArgs,
+        CalibrateArgs, CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel,
+        ReadmeArgs, RunArgs, SweepArgs, TransportArgs,
     },
     profiles::profiles_table,
     run::run_summary,
@@ -121,6 +122,7 @@ where
         Command::Compare(a) => compare::cmd_compare(&a),
         Command::Profiles(a) => profiles::cmd_profiles(&a),
         Command::Sweep(a) => sweep::cmd_sweep(&a),
+        Command::Calibrate(a) => calibrate::cmd_calibrate(&a),
         Command::Readme(a) => readme::cmd_readme(&a),
     };
     match result {

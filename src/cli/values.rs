@@ -167,3 +167,45 @@ pub(super) fn seeds_arg(s: &str) -> Result<u64, UnitError> {
         .filter(|n| (1..=MAX_SWEEP_SEEDS).contains(n))
         .ok_or_else(|| unit_err(E, s))
 }
+
+pub(super) fn datagram_size_arg(s: &str) -> Result<u32, UnitError> {
+    const E: &str = "a datagram size in 1200..=65527 bytes like 1252 or 1500";
+    units::parse_size(s)
+        .ok()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| (1200..=65_527).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
+pub(super) fn ack_ratio_arg(s: &str) -> Result<u32, UnitError> {
+    const E: &str = "a packet count in 1..=1000 like 2 or 256";
+    units::parse_count(s)
+        .ok()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| unit_err(E, s))
+}
+
+pub(super) fn max_ack_delay_arg(s: &str) -> Result<Duration, UnitError> {
+    const E: &str = "a duration from 1ms to 1s like 25ms (ns, us, ms, s)";
+    match units::parse_duration(s) {
+        Ok(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(1) => Ok(d),
+        _ => Err(unit_err(E, s)),
+    }
+}
+
+/// `--send-buffer`: bytes, or `None` for `none` (no limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendBuffer(pub Option<u64>);
+
+pub(super) fn send_buffer_arg(s: &str) -> Result<SendBuffer, UnitError> {
+    const E: &str = "none or a size from 1500 bytes to 2^62 - 1 like 10MiB";
+    if s == "none" {
+        return Ok(SendBuffer(None));
+    }
+    units::parse_size(s)
+        .ok()
+        .filter(|n| (1500..=neqo_fc::MAX_VARINT).contains(n))
+        .map(|n| SendBuffer(Some(n)))
+        .ok_or_else(|| unit_err(E, s))
+}

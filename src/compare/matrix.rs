@@ -7,6 +7,7 @@ use neqo_fc_sim::quic::cc::CcAlgorithm;
 use crate::{
     profiles::{PROFILES, Profile},
     spec::RunSpec,
+    transport::TransportChoice,
     tuners::{Overrides, TunerChoice, TunerSpec},
     workloads::MatrixWorkload,
 };
@@ -52,6 +53,8 @@ pub struct Matrix {
     pub cc: CcAlgorithm,
     /// Overrides applied to every tuner.
     pub overrides: Overrides,
+    /// The transport every run simulates.
+    pub transport: TransportChoice,
 }
 
 /// Seeds per cell on paths with random loss or jitter, by default.
@@ -114,6 +117,7 @@ impl Matrix {
             random_seeds: DEFAULT_RANDOM_SEEDS,
             cc: CcAlgorithm::Cubic,
             overrides: Overrides::default(),
+            transport: TransportChoice::default(),
         }
     }
 
@@ -200,6 +204,7 @@ impl Matrix {
                             spec.seed = self.seed.wrapping_add(k);
                             spec.cc = self.cc;
                             spec.overrides = self.overrides;
+                            spec.transport = self.transport;
                             specs.push(spec);
                         }
                     }

@@ -6,6 +6,7 @@ use std::{collections::BTreeMap, time::Duration};
 
 use super::runs::{INITIAL_WINDOW_SIZES, INITIAL_WINDOWS, Runs, SWEEP_SEEDS, YAMUX_PROFILES};
 use crate::{
+    calibrate::RECORDED_PATH,
     compare::{
         findings::{Memory, PathFinding, TIE, findings, verdict},
         run_count_phrase,
@@ -17,19 +18,7 @@ use crate::{
     table::{Align, Table},
 };
 
-/// `1234567` → `1,234,567`.
-#[must_use]
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::format::thousands;
 
 fn mbit(r: &RunReport) -> String {
     format!("{:.1} Mbit/s", r.goodput_bps / 1e6)
@@ -392,6 +381,123 @@ fn tuner_measurements(runs: &Runs) -> Result<String, LabError> {
     ))
 }
 
+/// Mission-path goodput of the real-neqo variants and of the simulator
+/// beside them, per RTT, from [`Runs::calibration`].
+fn calibration(runs: &Runs) -> Result<String, LabError> {
+    let c = &runs.calibration;
+    let cols = [
+        ("unlimited", "unlimited"),
+        ("neqo", "neqo-main"),
+        ("neqo", "neqo-main+pacing"),
+        ("default", "neqo-fc+pacing"),
+    ];
+    let mut rtts: Vec<f64> = c.rows.iter().map(|r| r.rtt_s).collect();
+    rtts.sort_by(f64::total_cmp);
+    rtts.dedup();
+    let mut t = Table::new(&[
+        ("RTT", Align::Right),
+        ("unlimited: real · sim", Align::Left),
+        ("neqo main: real · sim `neqo`", Align::Left),
+        ("neqo main + pacing fix: real · sim `neqo`", Align::Left),
+        ("neqo-fc + pacing fix: real · sim `default`", Align::Left),
+    ]);
+    for rtt in rtts {
+        let mut row = vec![format!("{} ms", (rtt * 1000.0).round())];
+        for (sim, real) in cols {
+            let r = c
+                .rows
+                .iter()
+                .find(|r| r.rtt_s == rtt && r.sim_tuner == sim && r.real_variant == real)
+                .ok_or_else(|| LabError::Simulator(format!("calibration: no {sim}/{real} row")))?;
+            row.push(format!(
+                "{:.0} · {:.0} ({:+.1} %)",
+                r.real_goodput_bps / 1e6,
+                r.sim_goodput_bps / 1e6,
+                100.0 * (r.goodput_ratio - 1.0)
+            ));
+        }
+        t.push(row);
+    }
+    let mut means = String::new();
+    for (sim, real) in cols {
+        if let Some(m) = c
+            .means
+            .iter()
+            .find(|m| m.sim_tuner == sim && m.real_variant == real)
+        {
+            means += &format!(
+                "{} `{sim}` vs real `{real}` {:.1} vs {:.1} Mbit/s ({:+.1} %)",
+                if means.is_empty() { "" } else { ";" },
+                m.sim_goodput_bps / 1e6,
+                m.real_goodput_bps / 1e6,
+                100.0 * (m.ratio - 1.0)
+            );
+        }
+    }
+    let (ok, all) = c.score();
+    Ok(format!(
+        "{}\nMeans over the sweep, simulated vs real:{means}. {ok} of the {all} mission-path cells (these four columns and `default` against `neqo-fc` without the pacing fix) within the fidelity targets (±5 % for `unlimited` and `neqo`, with `neqo`'s peak window within ±15 %; ±10 % for `default`); `cargo run --release -- calibrate` shows every cell, the bench path too.\n",
+        t.markdown()
+    ))
+}
+
+/// The committed real-neqo matrix: mean goodput over the RTT sweep per
+/// path and variant, from [`Runs::real`].
+fn real_neqo(runs: &Runs) -> String {
+    let variants = [
+        "neqo-main",
+        "unlimited",
+        "neqo-fc",
+        "neqo-main+pacing",
+        "neqo-fc+pacing",
+    ];
+    let mut t = Table::new(&[
+        ("path", Align::Left),
+        ("neqo main", Align::Right),
+        ("unlimited", Align::Right),
+        ("neqo-fc", Align::Right),
+        ("neqo main + pacing fix", Align::Right),
+        ("neqo-fc + pacing fix", Align::Right),
+    ]);
+    for (path, ecn, label) in [
+        ("mission", false, "mission (1-BDP queue)"),
+        ("bench", false, "neqo's bench, ECN off"),
+        ("bench", true, "neqo's bench, ECN on"),
+    ] {
+        let mut row = vec![label.to_owned()];
+        for v in variants {
+            let g: Vec<&crate::calibrate::RealRun> = runs
+                .real
+                .runs
+                .iter()
+                .filter(|r| r.path == path && r.ecn == ecn && r.variant == v)
+                .collect();
+            row.push(if g.is_empty() {
+                "–".to_owned()
+            } else {
+                let mean = g.iter().map(|r| r.goodput_bps).sum::<f64>() / g.len() as f64;
+                let w = g
+                    .iter()
+                    .filter(|r| r.peak_stream_window_bytes < 1 << 50 && r.bdp_bytes > 0)
+                    .map(|r| r.peak_stream_window_bytes as f64 / r.bdp_bytes as f64)
+                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+                format!(
+                    "{:.1} Mbit/s · {}",
+                    mean / 1e6,
+                    w.map_or_else(|| "∞".to_owned(), |w| format!("≤ {w:.2}"))
+                )
+            });
+        }
+        t.push(row);
+    }
+    format!(
+        "{}\nMean goodput over RTT 20, 30, 40, 50, 60, 80, 100 ms (1 GiB each) · the largest peak stream window of the sweep in BDPs; neqo {} (`{}`).\n",
+        t.markdown(),
+        &runs.real.neqo_commit[..runs.real.neqo_commit.len().min(7)],
+        RECORDED_PATH
+    )
+}
+
 /// Every block, by name.
 ///
 /// # Errors
@@ -408,6 +514,8 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("sweep".to_owned(), sweep(runs));
     b.insert("initial-window".to_owned(), initial_window(runs)?);
     b.insert("tuner-measurements".to_owned(), tuner_measurements(runs)?);
+    b.insert("calibration".to_owned(), calibration(runs)?);
+    b.insert("real-neqo".to_owned(), real_neqo(runs));
     Ok(b)
 }
 

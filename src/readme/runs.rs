@@ -9,12 +9,14 @@ use neqo_fc::{ExcessTuner, Fraction};
 use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
 
 use crate::{
+    calibrate::{Calibration, RECORDED_PATH, RealResults, calibrate},
     compare::{Matrix, median_of_seeds, run_all},
     error::LabError,
     profiles,
     report::RunReport,
     spec::RunSpec,
     sweep::{SweepReport, sweep_with},
+    transport::{Preset, TransportChoice},
     tuners::{TunerChoice, TunerSpec},
     workloads::{MatrixWorkload, WorkloadSpec, stall_mix_bulk_bytes},
 };
@@ -46,6 +48,11 @@ pub struct Runs {
     pub no_headroom: RunReport,
     /// The fault sweep.
     pub sweep: SweepReport,
+    /// The simulator (neqo transport) beside the committed real-neqo
+    /// results, mission path ([`crate::calibrate`]).
+    pub calibration: Calibration,
+    /// The committed real-neqo results.
+    pub real: RealResults,
 }
 
 impl Runs {
@@ -174,6 +181,20 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
     on_done("headroom");
 
     let sweep = sweep_with(1, SWEEP_SEEDS, threads, &|_| on_done("sweep"));
+
+    let real = RealResults::recorded()?;
+    let mut mission = real.clone();
+    mission.runs.retain(|r| r.path == "mission");
+    let calibration = calibrate(
+        &mission,
+        RECORDED_PATH,
+        TransportChoice::preset(Preset::Neqo),
+        threads,
+        &|_| on_done("calibrate"),
+    );
+    if let Some(e) = calibration.errors.first() {
+        return Err(LabError::Simulator(format!("readme calibration run {e}")));
+    }
     // A named run that failed is a bug in the README's runs: say so.
     if let Some((name, r)) = named.iter().find(|(_, r)| r.error.is_some()) {
         return Err(LabError::Simulator(format!(
@@ -188,11 +209,17 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         named,
         no_headroom,
         sweep,
+        calibration,
+        real,
     })
 }
 
 /// Runs [`run_everything`] makes (the progress bar's length).
 #[must_use]
 pub fn run_count() -> u64 {
-    (Matrix::full().specs().len() + named_specs().len() + 1) as u64 + SWEEP_SEEDS
+    let calibration = RealResults::recorded().map_or(0, |mut r| {
+        r.runs.retain(|r| r.path == "mission");
+        crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len()
+    });
+    (Matrix::full().specs().len() + named_specs().len() + 1 + calibration) as u64 + SWEEP_SEEDS
 }

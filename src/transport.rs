@@ -1,0 +1,161 @@
+//! Which transport a run simulates ([`TransportChoice`]): the simulator's
+//! own ([`Preset::Default`]) or its model of neqo ([`Preset::Neqo`]), with
+//! single settings overridden from the command line.
+
+use std::time::Duration;
+
+use neqo_fc_sim::{quic::Pacing, scenario::TransportOptions};
+
+/// A named set of transport settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    /// The simulator's own: 1,500-byte datagrams, an ACK every 2nd packet
+    /// (≤ 25 ms), RFC 9002 pacing (1.25, 2 in slow start, bursts of 10),
+    /// no send-buffer limit.
+    #[default]
+    Default,
+    /// neqo 0.30.1 as its test-fixture simulator runs it: 1,252-byte
+    /// datagrams, an ACK every 10 packets, pacing at 2 × cwnd/srtt in
+    /// bursts of 2 (ACK-only packets spending credit), 10 MiB send buffer
+    /// per stream.
+    Neqo,
+}
+
+/// How a sender paces, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PacingArg {
+    /// RFC 9002: gain 1.25 (2 in slow start), bursts of 10.
+    Rfc9002,
+    /// neqo 0.30.1: gain 2, bursts of 2, control packets paced, and
+    /// ACK-only packets spend credit (the pacing debt of a receive-mostly
+    /// endpoint).
+    Neqo,
+    /// neqo with the neqo integration's pacing patch: ACK-only packets
+    /// spend no credit.
+    NeqoFixed,
+}
+
+impl PacingArg {
+    /// The pacing it names.
+    #[must_use]
+    pub const fn pacing(self) -> Pacing {
+        match self {
+            Self::Rfc9002 => Pacing::RFC9002,
+            Self::Neqo => Pacing::NEQO,
+            Self::NeqoFixed => Pacing::NEQO_FIXED,
+        }
+    }
+}
+
+/// A preset plus overrides. `None` = the preset's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransportChoice {
+    /// The base settings.
+    pub preset: Preset,
+    /// Largest UDP payload (1200..=65527).
+    pub datagram_size: Option<u32>,
+    /// ACK every this many ack-eliciting packets.
+    pub ack_ratio: Option<u32>,
+    /// `max_ack_delay`.
+    pub max_ack_delay: Option<Duration>,
+    /// Pacing gain and burst.
+    pub pacing: Option<PacingArg>,
+    /// Send buffer per stream; `Some(None)` = no limit.
+    pub send_buffer: Option<Option<u64>>,
+}
+
+impl TransportChoice {
+    /// The preset alone.
+    #[must_use]
+    pub fn preset(preset: Preset) -> Self {
+        Self {
+            preset,
+            ..Self::default()
+        }
+    }
+
+    /// The settings for a path of round-trip time `rtt`.
+    #[must_use]
+    pub fn options(&self, rtt: Duration) -> TransportOptions {
+        let mut o = match self.preset {
+            Preset::Default => TransportOptions::DEFAULT,
+            Preset::Neqo => TransportOptions::neqo(rtt),
+        };
+        if let Some(v) = self.datagram_size {
+            o.max_datagram_size = v;
+        }
+        if let Some(v) = self.ack_ratio {
+            o.ack_ratio = v;
+        }
+        if let Some(v) = self.max_ack_delay {
+            o.max_ack_delay = v;
+        }
+        if let Some(v) = self.pacing {
+            o.pacing = v.pacing();
+        }
+        if let Some(v) = self.send_buffer {
+            o.send_buffer = v;
+        }
+        o
+    }
+
+    /// `default`, `neqo`, or the preset with what was overridden:
+    /// `neqo,pacing=rfc9002,send-buffer=none`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        let mut s = match self.preset {
+            Preset::Default => "default".to_owned(),
+            Preset::Neqo => "neqo".to_owned(),
+        };
+        if let Some(v) = self.datagram_size {
+            s += &format!(",datagram-size={v}");
+        }
+        if let Some(v) = self.ack_ratio {
+            s += &format!(",ack-ratio={v}");
+        }
+        if let Some(v) = self.max_ack_delay {
+            s += &format!(",max-ack-delay={v:?}");
+        }
+        if let Some(v) = self.pacing {
+            s += match v {
+                PacingArg::Rfc9002 => ",pacing=rfc9002",
+                PacingArg::Neqo => ",pacing=neqo",
+                PacingArg::NeqoFixed => ",pacing=neqo-fixed",
+            };
+        }
+        match self.send_buffer {
+            Some(Some(b)) => s += &format!(",send-buffer={b}"),
+            Some(None) => s += ",send-buffer=none",
+            None => {}
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_overrides() {
+        let rtt = Duration::from_millis(50);
+        assert_eq!(
+            TransportChoice::default().options(rtt),
+            TransportOptions::DEFAULT
+        );
+        let neqo = TransportChoice::preset(Preset::Neqo);
+        let o = neqo.options(rtt);
+        assert_eq!((o.max_datagram_size, o.ack_ratio), (1252, 10));
+        assert_eq!(o.max_ack_delay, Duration::from_micros(2500));
+        assert_eq!(o.send_buffer, Some(10 << 20));
+        assert_eq!(neqo.name(), "neqo");
+        let mixed = TransportChoice {
+            pacing: Some(PacingArg::Rfc9002),
+            send_buffer: Some(None),
+            ..neqo
+        };
+        let o = mixed.options(rtt);
+        assert_eq!((o.pacing, o.send_buffer), (Pacing::RFC9002, None));
+        assert_eq!(mixed.name(), "neqo,pacing=rfc9002,send-buffer=none");
+    }
+}

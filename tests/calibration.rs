@@ -1,0 +1,132 @@
+//! The simulator held to real neqo (`fc-lab calibrate`): the mission path
+//! of the committed neqo integration results
+//! (`integrations/neqo/results/matrix.json`, written by
+//! `integrations/neqo/run.sh --json`), simulated with the `neqo`
+//! transport model. The asserted bands are the agreement the model
+//! reaches there; the full targets (every cell of both paths) are
+//! in the ignored test, which prints every cell.
+
+use std::sync::OnceLock;
+
+use fc_lab::{
+    calibrate::{Calibration, RealResults, calibrate},
+    transport::{Preset, TransportChoice},
+};
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// The mission path only (1-BDP tail drop, every RTT), once per binary.
+fn mission() -> &'static Calibration {
+    static C: OnceLock<Calibration> = OnceLock::new();
+    C.get_or_init(|| {
+        let mut real = RealResults::recorded().expect("the committed results parse");
+        real.runs.retain(|r| r.path == "mission");
+        let c = calibrate(
+            &real,
+            "recorded, mission path",
+            TransportChoice::preset(Preset::Neqo),
+            threads(),
+            &|_| {},
+        );
+        eprintln!("{}", c.render());
+        c
+    })
+}
+
+fn rows<'a>(c: &'a Calibration, sim: &str, real: &str) -> Vec<&'a fc_lab::calibrate::Row> {
+    let v: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.sim_tuner == sim && r.real_variant == real)
+        .collect();
+    assert_eq!(v.len(), 7, "{sim} vs {real}: one row per RTT of the sweep");
+    v
+}
+
+#[test]
+fn every_mission_run_simulates() {
+    assert!(mission().errors.is_empty(), "{:?}", mission().errors);
+}
+
+/// Unlimited windows: within 5 % of real neqo at every RTT (neqo's 10 MiB
+/// send buffer is what caps both above ~84 ms), and no loss where neqo
+/// has none (RTT ≥ 50 ms: the send buffer keeps the flight within BDP +
+/// queue).
+#[test]
+fn unlimited_matches_real_neqo_at_every_rtt() {
+    for r in rows(mission(), "unlimited", "unlimited") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
+        if r.real_lost == 0 {
+            assert_eq!(r.sim_lost, 0, "{r:?}");
+        }
+    }
+}
+
+/// Our `neqo` strategy (neqo's controller: *_BLOCKED answered at once,
+/// a tuning step at every update) against neqo main with the pacing fix:
+/// goodput within 5 % and the peak stream window within 15 % at every
+/// RTT.
+#[test]
+fn neqo_matches_real_neqo_with_the_pacing_fix() {
+    for r in rows(mission(), "neqo", "neqo-main+pacing") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
+        let w = r.window_ratio.expect("finite windows");
+        assert!((w - 1.0).abs() <= 0.15, "{r:?}");
+    }
+}
+
+/// Against neqo main as it is, with 0.30.1's pacing debt modelled: the
+/// mean over the sweep within 5 % (single RTTs are not: the debt's timing
+/// moves 60 and 100 ms by 12–17 %), and the window-bound collapse at 80 ms
+/// (486 Mbit/s, against 849 unlimited) reproduced within 5 %.
+#[test]
+fn neqo_matches_real_neqo_main_on_the_mean_and_the_collapse() {
+    let c = mission();
+    let m = c
+        .means
+        .iter()
+        .find(|m| m.sim_tuner == "neqo" && m.real_variant == "neqo-main")
+        .expect("a mean");
+    assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
+    let at80 = rows(c, "neqo", "neqo-main")
+        .into_iter()
+        .find(|r| (r.rtt_s - 0.08).abs() < 1e-9)
+        .expect("80 ms");
+    assert!((at80.goodput_ratio - 1.0).abs() <= 0.05, "{at80:?}");
+}
+
+/// `default` against neqo-fc inside neqo (with the pacing fix): goodput
+/// within 10 % and the peak stream window within 25 % at every RTT, no
+/// loss on either side.
+#[test]
+fn default_matches_neqo_fc_inside_neqo() {
+    for r in rows(mission(), "default", "neqo-fc+pacing") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
+        let w = r.window_ratio.expect("finite windows");
+        assert!((w - 1.0).abs() <= 0.25, "{r:?}");
+        assert_eq!((r.real_lost, r.sim_lost), (0, 0), "{r:?}");
+    }
+}
+
+/// The targets on every scenario of the matrix (both paths, with
+/// and without the pacing fix). They do not all hold: single runs on the
+/// shallow-queue bench path are chaotic in RTT (real neqo itself moves by
+/// 200 Mbit/s for 2 ns of RTT), and so are a few with pacing debt; run
+/// with `--ignored --nocapture` for every cell.
+#[test]
+#[ignore = "not every cell is within target; run with --ignored --nocapture for the numbers"]
+fn every_cell_within_target() {
+    let real = RealResults::recorded().unwrap();
+    let c = calibrate(
+        &real,
+        "recorded",
+        TransportChoice::preset(Preset::Neqo),
+        threads(),
+        &|_| {},
+    );
+    println!("{}", c.render());
+    let (ok, all) = c.score();
+    assert_eq!(ok, all, "{ok} of {all} cells within target");
+}
