@@ -254,6 +254,8 @@ fn path_of(run: &RealRun) -> PathSpec {
         loss: 0.0,
         jitter: Duration::ZERO,
         jitter_reorders: false,
+        reverse_rate_bps: None,
+        reverse_loss: 0.0,
     }
 }
 

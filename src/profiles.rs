@@ -192,6 +192,8 @@ impl Profile {
             loss: self.loss,
             jitter: self.jitter,
             jitter_reorders: self.jitter_reorders,
+            reverse_rate_bps: None,
+            reverse_loss: 0.0,
         }
     }
 }
@@ -220,6 +222,11 @@ pub struct PathSpec {
     pub jitter: Duration,
     /// Whether the jitter may reorder.
     pub jitter_reorders: bool,
+    /// Rate of the reverse (client → server: ACKs, MAX_*) direction, when
+    /// it differs (`None`: the same as `rate_bps`, e.g. a DSL uplink).
+    pub reverse_rate_bps: Option<u64>,
+    /// Random loss on the reverse direction (ACKs and MAX_* frames).
+    pub reverse_loss: f64,
 }
 
 impl PathSpec {
@@ -229,8 +236,38 @@ impl PathSpec {
         bdp_bytes(self.rate_bps, self.rtt)
     }
 
-    /// The data direction (server → client) for the simulator; the reverse
-    /// direction mirrors it without loss or jitter.
+    /// The reverse direction (client → server): the data direction's delay
+    /// and overhead, its own rate (`reverse_rate_bps`, with a queue of the
+    /// same drain time) and loss, no jitter. Without those set, exactly
+    /// what `Scenario::new` mirrors.
+    #[must_use]
+    pub fn reverse(&self) -> PathConfig {
+        let forward = self.forward();
+        let rate = self.reverse_rate_bps.unwrap_or(self.rate_bps);
+        let queue_bytes = if rate == self.rate_bps {
+            self.queue_bytes
+        } else {
+            // The same drain time as the forward queue, at least one datagram.
+            let q =
+                u128::from(self.queue_bytes) * u128::from(rate) / u128::from(self.rate_bps.max(1));
+            u64::try_from(q).unwrap_or(u64::MAX).max(1_600)
+        };
+        PathConfig {
+            rate_bps: Some(rate),
+            queue_bytes,
+            loss: if self.reverse_loss > 0.0 {
+                LossModel::Bernoulli {
+                    rate: self.reverse_loss,
+                }
+            } else {
+                LossModel::None
+            },
+            jitter: Duration::ZERO,
+            ..forward
+        }
+    }
+
+    /// The data direction (server → client) for the simulator.
     #[must_use]
     pub fn forward(&self) -> PathConfig {
         PathConfig {

@@ -55,6 +55,11 @@ pub struct RunReport {
     pub loss_rate: f64,
     /// Largest jitter on the data direction.
     pub jitter_s: f64,
+    /// Rate of the reverse direction (ACKs, MAX_*); the link rate unless
+    /// set apart (`--reverse-rate`).
+    pub reverse_rate_bps: u64,
+    /// Random loss probability on the reverse direction.
+    pub reverse_loss_rate: f64,
     /// Client read rate limit; `null` = reads as fast as data arrives.
     pub reader_rate_bps: Option<u64>,
     /// A periodic reader's wake-up interval (`null`: reads as data comes).
@@ -229,6 +234,8 @@ impl RunReport {
             queue_bytes: path.queue_bytes,
             loss_rate: path.loss,
             jitter_s: path.jitter.as_secs_f64(),
+            reverse_rate_bps: path.reverse_rate_bps.unwrap_or(path.rate_bps),
+            reverse_loss_rate: path.reverse_loss,
             reader_rate_bps: match spec.workload.reader {
                 ReaderSpeed::Unlimited => None,
                 ReaderSpeed::Rate(bps) | ReaderSpeed::Periodic { bps, .. } => Some(bps),

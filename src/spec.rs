@@ -70,6 +70,7 @@ impl RunSpec {
             .build(&self.overrides, self.workload.streams)
             .map_err(|e| LabError::Config(e.to_string()))?;
         let mut scenario = Scenario::new(self.path.forward(), self.workload.workload());
+        scenario.reverse = self.path.reverse();
         scenario.fc = tuning.config;
         scenario.tuner = tuning.tuner;
         scenario.cc = self.cc;

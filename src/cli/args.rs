@@ -150,6 +150,14 @@ pub struct PathArgs {
     /// Keep datagram order under --jitter (delays only).
     #[arg(long)]
     pub no_reorder: bool,
+    /// Rate of the reverse direction (ACKs, MAX_* frames) when it differs
+    /// from --rate: 1Mbit for a DSL-like uplink.
+    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    pub reverse_rate: Option<u64>,
+    /// Random loss on the reverse direction (ACKs, MAX_* frames), in
+    /// percent: 1, 0.5, 2%.
+    #[arg(long, value_name = "PCT", value_parser = units::parse_percent, allow_hyphen_values = true)]
+    pub reverse_loss: Option<f64>,
 }
 
 impl PathArgs {
@@ -185,6 +193,8 @@ impl PathArgs {
                     loss: 0.0,
                     jitter: Duration::ZERO,
                     jitter_reorders: false,
+                    reverse_rate_bps: None,
+                    reverse_loss: 0.0,
                 }
             }
         };
@@ -235,6 +245,14 @@ impl PathArgs {
         if self.no_reorder {
             changed |= path.jitter_reorders;
             path.jitter_reorders = false;
+        }
+        if let Some(rate) = self.reverse_rate {
+            changed |= Some(rate) != path.reverse_rate_bps;
+            path.reverse_rate_bps = Some(rate);
+        }
+        if let Some(loss) = self.reverse_loss {
+            changed |= loss != path.reverse_loss;
+            path.reverse_loss = loss;
         }
         if changed && self.profile.is_some() {
             path.name.push_str("-custom");
@@ -628,6 +646,38 @@ mod tests {
         let a = run_args(&["--rate", "20Mbit"]);
         let e = a.path.resolve().unwrap_err().to_string();
         assert!(e.starts_with("--rtt: required for a custom path"), "{e}");
+    }
+
+    #[test]
+    fn reverse_path_flags() {
+        let plain = run_args(&["--profile", "gbit-50ms"])
+            .path
+            .resolve()
+            .unwrap();
+        assert_eq!(plain.reverse().rate_bps, Some(1_000_000_000));
+        assert_eq!(plain.reverse().queue_bytes, plain.queue_bytes);
+        let a = run_args(&[
+            "--profile",
+            "gbit-50ms",
+            "--reverse-rate",
+            "10Mbit",
+            "--reverse-loss",
+            "2",
+        ]);
+        let p = a.path.resolve().unwrap();
+        assert_eq!(p.name, "gbit-50ms-custom");
+        let r = p.reverse();
+        assert_eq!(r.rate_bps, Some(10_000_000));
+        assert_eq!(
+            r.queue_bytes, 62_500,
+            "the same 50 ms of queue at 10 Mbit/s"
+        );
+        assert_eq!(r.delay, p.forward().delay);
+        assert!(matches!(
+            r.loss,
+            neqo_fc_sim::net::LossModel::Bernoulli { rate } if rate == 0.02
+        ));
+        assert_eq!(p.forward().rate_bps, Some(1_000_000_000));
     }
 
     #[test]
