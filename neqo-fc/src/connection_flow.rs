@@ -63,6 +63,14 @@ pub struct ConnectionFlow<T = ExcessTuner> {
     /// decreases; seeds and the growth budget are fractions and multiples
     /// of it.
     estimate: u64,
+    /// The part of `estimate` that was measured or granted, not assumed:
+    /// the largest of `connection_floor ×` any stream window, any
+    /// auto-tuned connection window and `connection_floor ×` the bytes
+    /// moved in one RTT (0 until one of those happens). The initial
+    /// connection window is a guess made before any data flowed; seeds
+    /// may spend it, but the rebalancing pass raises busy streams only to
+    /// shares of what was seen.
+    measured: u64,
     pass: rebalance::PassState,
     changes: Vec<WindowChange>,
 }
@@ -84,6 +92,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             ledger: Ledger::default(),
             largest_window: 0,
             estimate: config.initial_connection_window,
+            measured: 0,
             pass: rebalance::PassState::default(),
             changes: Vec::new(),
             config,
@@ -161,16 +170,23 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.changes.drain(..)
     }
 
+    /// A need seen (a window granted, a rate measured): the estimate and
+    /// its measured part never decrease.
+    fn note_need(&mut self, need: u64) {
+        self.measured = self.measured.max(need);
+        self.estimate = self.estimate.max(need);
+    }
+
     fn push_change(&mut self, change: Option<WindowChange>) {
         if let Some(c) = change {
             match (c.subject, c.reason) {
                 (Subject::Stream(_), _) => {
                     self.largest_window = self.largest_window.max(c.new);
                     let need = self.config.connection_floor.of_ceil(c.new);
-                    self.estimate = self.estimate.max(need);
+                    self.note_need(need);
                 }
                 (Subject::Connection, ChangeReason::AutoTune) => {
-                    self.estimate = self.estimate.max(c.new);
+                    self.note_need(c.new);
                 }
                 (Subject::Connection, _) => {}
             }

@@ -97,10 +97,12 @@ impl<T: Tuner> ConnectionFlow<T> {
     ///   returns to its seed window; one that retired less than half its
     ///   window per RTT over `idle_rtts` RTTs, with data waiting unread,
     ///   shrinks to twice what it used.
-    /// - Streams that are reading share the connection's estimated need:
-    ///   each busy one is raised to at least `estimate / (floor × active
-    ///   streams)` (within the cap), so when others stall the ones still
-    ///   reading inherit their share at once instead of ramping up.
+    /// - Streams that are reading share the connection's measured need
+    ///   (the estimate without the initial connection window, a guess made
+    ///   before any data flowed): each busy one is raised to at least
+    ///   `measured / (floor × active streams)` (within the cap), so when
+    ///   others stall the ones still reading inherit their share at once
+    ///   instead of ramping up.
     pub fn on_timeout<F>(&mut self, now: Instant, rtt: Option<Rtt>, mut for_each: F) -> bool
     where
         F: FnMut(&mut dyn FnMut(&mut StreamReceiver)),
@@ -146,7 +148,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             self.pass.ramped = true;
         }
         self.pass.last_need = need;
-        self.estimate = self.estimate.max(need);
+        self.note_need(need);
         let idle_after = srtt.saturating_mul(budget.idle_rtts);
         let mut active = 0u64;
         let changes = &mut self.changes;
@@ -196,7 +198,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             }
         });
         self.pass.active = active.max(1);
-        let share = self.estimate.checked_div(active).map(|per_stream| {
+        let share = self.measured.checked_div(active).map(|per_stream| {
             let floor = self.config.connection_floor;
             math::mul_div(per_stream, u64::from(floor.den()), u64::from(floor.num()))
                 .min(self.config.max_stream_window)
