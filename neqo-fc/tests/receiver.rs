@@ -1000,6 +1000,45 @@ fn drained_steps_need_everything_read_up_to_the_limit() {
     assert_eq!(step(1_249, 1_249), (0, 0));
 }
 
+/// A reader on a timer drains its buffer at every wake-up; after a step
+/// that grew the window, the peer's congestion window takes a while to
+/// ramp into the new credit. That step (all read, limit not reached)
+/// keeps the streak rather than breaking it — and one with data left
+/// unread still breaks it.
+#[test]
+fn a_step_ramping_into_growth_keeps_the_drained_streak() {
+    let rtt = Rtt::from_sample(ms(100));
+    let run = |leave_unread: u64| {
+        let mut s = ReceiverFlowControl::new(StreamId(4), &config(1_000, Fraction::QUARTER));
+        let t = Recording::new(1_000);
+        s.on_data(250, false).unwrap();
+        s.retire_to(250).unwrap();
+        s.send_update(at(0), rtt, &t).unwrap();
+        let mut seen = Vec::new();
+        // Drained at the limit: the window grows.
+        let limit = s.limit();
+        s.on_data(limit, false).unwrap();
+        s.retire_to(limit).unwrap();
+        s.send_update(at(200), rtt, &t).unwrap();
+        seen.push(t.last.get().unwrap().drained_steps);
+        // The peer sends only part of the new credit.
+        let part = s.limit() - 1_000;
+        s.on_data(part, false).unwrap();
+        s.retire_to(part - leave_unread).unwrap();
+        s.send_update(at(400), rtt, &t).unwrap();
+        seen.push(t.last.get().unwrap().drained_steps);
+        // Drained at the limit again.
+        let limit = s.limit();
+        s.on_data(limit, false).unwrap();
+        s.retire_to(limit).unwrap();
+        s.send_update(at(600), rtt, &t).unwrap();
+        seen.push(t.last.get().unwrap().drained_steps);
+        seen
+    };
+    assert_eq!(run(0), [1, 1, 2]);
+    assert_eq!(run(1), [1, 0, 1]);
+}
+
 #[test]
 fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let rtt = Rtt::new(ms(150), ms(100));

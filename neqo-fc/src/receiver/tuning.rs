@@ -33,6 +33,8 @@ pub(super) struct StepMarks {
     /// Consecutive steps, up to the previous one, at which the reader had
     /// drained everything and the peer had used all its credit.
     drained_streak: u32,
+    /// The previous step grew the window.
+    grew: bool,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
@@ -67,8 +69,16 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             retired.min(self.consumed - self.step.consumed)
         };
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
+        // A step at which the reader again read all it received, but the
+        // peer had not yet caught up with a limit the previous step raised
+        // (its congestion window ramps into the new credit), neither
+        // extends the streak nor breaks it: the window did not stop
+        // bounding a reader that drains it on every wake-up.
+        let ramping_into_growth = self.step.grew && self.retired == self.consumed;
         let drained_steps = if drained_at_limit {
             self.step.drained_streak.saturating_add(1)
+        } else if ramping_into_growth {
+            self.step.drained_streak
         } else {
             0
         };
@@ -88,6 +98,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // the cap (set by rebalancing) stays.
         let wanted = tuner.tune(&input).min(self.max_window);
         let new = wanted.max(self.max_active);
+        self.step.grew = new > self.max_active;
         self.change_window(
             new,
             ChangeReason::AutoTune,
@@ -103,6 +114,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             retired: self.retired,
             consumed: self.consumed,
             drained_streak: self.step.drained_streak,
+            grew: self.step.grew,
         };
     }
 }
