@@ -89,7 +89,7 @@ fn small(budget: bool) -> Config {
         initial_stream_window: 1000,
         initial_connection_window: 2500,
         budget: budget.then(Budget::default),
-        ..Config::default()
+        ..common::config_512k()
     }
 }
 
@@ -101,7 +101,7 @@ fn one_stream(window: u64) -> ValidConfig {
         max_stream_window: w,
         max_streams_bidi: 0,
         max_streams_uni: 1,
-        ..Config::default()
+        ..common::config_512k()
     }
     .validate()
     .expect("one stream, window in [1, 2^62)")
@@ -150,7 +150,7 @@ fn extreme_config() -> impl Strategy<Value = Config> {
                     update_fraction,
                     budget,
                     seed_fraction,
-                    ..Config::default()
+                    ..common::config_512k()
                 };
                 // The largest stream window valid with this many streams.
                 let max_stream = MAX_VARINT / c.max_open_streams().max(1);
@@ -598,13 +598,13 @@ proptest! {
         run_ops(role, small(false), &ops)?;
     }
 
-    /// Default configuration (64 KiB streams, 512 KiB connection).
+    /// `common::config_512k` (64 KiB streams, 512 KiB connection).
     #[test]
     fn connection_receiver_default_config(
         role in role(),
         ops in prop::collection::vec(op(), 1..60),
     ) {
-        run_ops(role, Config::default(), &ops)?;
+        run_ops(role, common::config_512k(), &ops)?;
     }
 
     /// Any configuration `validate` accepts, extremes included.
@@ -681,7 +681,7 @@ proptest! {
         let config = Config {
             initial_connection_window: window,
             max_connection_window: window,
-            ..Config::default()
+            ..common::config_512k()
         };
         let mut c = ReceiverFlowControl::new(Connection, &config.validate().unwrap());
         for n in counts {
@@ -793,7 +793,7 @@ fn server(config: Config) -> ConnectionReceiver<ExcessTuner> {
 
 #[test]
 fn final_size_changes_are_errors() {
-    let mut rx = server(Config::default());
+    let mut rx = server(common::config_512k());
     let id = client_bidi(0);
     assert_eq!(rx.on_data(id, 100, false), Ok(100));
     // FIN below data already received.
@@ -827,7 +827,7 @@ fn final_size_changes_are_errors() {
     }
     // A final size past the limit is FLOW_CONTROL_ERROR, not FINAL_SIZE.
     let id2 = client_bidi(1);
-    let limit = Config::default().initial_stream_window;
+    let limit = common::config_512k().initial_stream_window;
     let consumed = rx.connection().consumed();
     assert_eq!(
         rx.on_data(id2, limit + 1, true),
@@ -847,7 +847,7 @@ fn final_size_changes_are_errors() {
 
 #[test]
 fn frames_for_closed_streams_are_ignored() {
-    let mut rx = server(Config::default());
+    let mut rx = server(common::config_512k());
     let now = common::at(5);
     let rtt = Rtt::from_sample(Duration::from_millis(20));
     let (a, b) = (client_bidi(0), client_bidi(1));
@@ -961,7 +961,7 @@ fn edges_at_2_62_and_u64_max() {
     let config = Config {
         initial_connection_window: MAX_VARINT,
         max_connection_window: MAX_VARINT,
-        ..Config::default()
+        ..common::config_512k()
     };
     let mut c = ReceiverFlowControl::new(Connection, &config.validate().unwrap());
     assert_eq!(c.consume(MAX_VARINT), Ok(()));
@@ -985,7 +985,7 @@ fn edges_at_2_62_and_u64_max() {
         max_connection_window: MAX_VARINT,
         max_streams_bidi: 0,
         max_streams_uni: 1,
-        ..Config::default()
+        ..common::config_512k()
     };
     for budget in [None, Some(Budget::default())] {
         let mut rx = server(Config { budget, ..config });
@@ -1025,13 +1025,13 @@ fn edges_at_2_62_and_u64_max() {
 #[test]
 fn blocked_flood_grows_nothing() {
     for config in [
-        Config::default(),
+        common::config_512k(),
         small(true),
         small(false),
         Config {
             seed_fraction: None,
             budget: None,
-            ..Config::default()
+            ..common::config_512k()
         },
     ] {
         let mut rx = server(config);
@@ -1070,7 +1070,7 @@ fn blocked_flood_grows_nothing() {
     // The same on a bare controller.
     let config = Config {
         initial_stream_window: 1000,
-        ..Config::default()
+        ..common::config_512k()
     };
     let mut fc = ReceiverFlowControl::new(client_bidi(0), &config.validate().unwrap());
     fc.on_data(1000, false).unwrap();
@@ -1101,7 +1101,7 @@ fn blocked_flood_grows_nothing() {
 fn local_streams_never_cost_the_peer_a_stream_it_may_open() {
     // Default limits: the server may open 100 + 100 streams toward us; it
     // let us open 300 bidirectional streams of our own.
-    let mut rx = receiver(Role::Client, Config::default());
+    let mut rx = receiver(Role::Client, common::config_512k());
     let opened = (0..300)
         .filter(|&k| {
             rx.open_local_stream(StreamId::new(Role::Client, Direction::Bidi, k))

@@ -156,7 +156,7 @@ fn config() -> impl Strategy<Value = Config> {
                 budget,
                 max_streams_bidi: bidi,
                 max_streams_uni: uni,
-                ..Config::default()
+                ..common::config_512k()
             },
         );
     let extreme = (
@@ -180,7 +180,7 @@ fn config() -> impl Strategy<Value = Config> {
                     budget,
                     max_streams_bidi: bidi,
                     max_streams_uni: uni,
-                    ..Config::default()
+                    ..common::config_512k()
                 };
                 // The largest stream window valid with these limits, or a
                 // one-byte to 2^16-byte one.
@@ -205,8 +205,8 @@ fn config() -> impl Strategy<Value = Config> {
             },
         );
     prop_oneof![
-        1 => Just(Config::default()),
-        1 => budget().prop_map(|b| Config { budget: Some(b), ..Config::default() }),
+        1 => Just(common::config_512k()),
+        1 => budget().prop_map(|b| Config { budget: Some(b), ..common::config_512k() }),
         3 => small,
         1 => extreme,
     ]
@@ -1020,7 +1020,7 @@ fn connection_floor_follows_a_window_raised_by_rebalancing() {
             ceiling: 0,
             ..Budget::default()
         }),
-        ..Config::default()
+        ..common::config_512k()
     };
     let mut rx = ConnectionReceiver::new(Role::Server, config.validate().unwrap());
     let id = sid(0);
@@ -1062,7 +1062,7 @@ fn connection_floor_follows_a_window_raised_by_rebalancing() {
 /// passes while the RTT estimate grows from 10 ms to an hour.
 #[test]
 fn rebalancing_with_a_saturated_need_does_not_panic() {
-    let mut config = Config::default();
+    let mut config = common::config_512k();
     config.max_stream_window = MAX_VARINT / config.max_open_streams();
     config.initial_stream_window = config.max_stream_window;
     config.max_connection_window = MAX_VARINT;

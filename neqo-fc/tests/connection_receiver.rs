@@ -21,7 +21,7 @@ use neqo_fc::{
 const KIB: u64 = 1024;
 /// Default `initial_stream_window`.
 const INITIAL: u64 = 64 * KIB;
-/// Default seed: ¼ of the 512 KiB initial connection estimate.
+/// The seed under `common::config_512k`: ¼ of its 512 KiB initial connection estimate.
 const SEED: u64 = 128 * KIB;
 
 /// The `k`-th bidirectional stream the client opens: the receivers here
@@ -64,7 +64,7 @@ fn receiver(config: Config) -> ConnectionReceiver<ExcessTuner> {
 fn with_budget(budget: Budget) -> Config {
     Config {
         budget: Some(budget),
-        ..Config::default()
+        ..common::config_512k()
     }
 }
 
@@ -136,7 +136,7 @@ fn credit_sum(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -
 
 #[test]
 fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     assert_eq!(rx.estimate(), 512 * KIB);
     open(&mut rx, sid(0), at(5));
     let s = rx.stream(sid(0)).unwrap();
@@ -167,7 +167,7 @@ fn seed_is_never_below_the_initial_window() {
     // ¼ × 256 KiB = 64 KiB exactly: no seed change, no early update.
     let mut rx = receiver(Config {
         initial_connection_window: 256 * KIB,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(0), at(0));
     assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
@@ -176,14 +176,14 @@ fn seed_is_never_below_the_initial_window() {
     // Four bytes more of estimate: one byte more of seed.
     let mut rx = receiver(Config {
         initial_connection_window: 256 * KIB + 4,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(0), at(0));
     assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL + 1);
     // Seeding off: the initial window.
     let mut rx = receiver(Config {
         seed_fraction: None,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(0), at(0));
     assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
@@ -191,7 +191,7 @@ fn seed_is_never_below_the_initial_window() {
 
 #[test]
 fn seed_follows_the_grown_estimate() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     open(&mut rx, id, at(0));
     assert_eq!(updates(&mut rx, at(0), rtt(50)).len(), 1);
@@ -212,7 +212,7 @@ fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
     // Eight streams at 128 KiB commit 1 MiB; the connection window covers
     // it (4/3 × 1 MiB) but the estimate stays 512 KiB, so the ninth stream
     // is seeded at 128 KiB, not at ¼ of the inflated connection window.
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     for i in 0..8 {
         open(&mut rx, sid(i), at(0));
     }
@@ -226,7 +226,7 @@ fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
     let mut rx = receiver(Config {
         budget: None,
         initial_connection_window: 2048 * KIB,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(0), at(0));
     assert_eq!(rx.stream(sid(0)).unwrap().window(), 512 * KIB);
@@ -322,7 +322,7 @@ fn seed_within_a_tight_budget_never_overcommits() {
 fn stream_limit_error_beyond_max_streams_changes_nothing() {
     let mut rx = receiver(Config {
         max_streams_bidi: 2,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(0), at(0));
     rx.on_data(sid(1), 100, false).unwrap();
@@ -387,7 +387,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     let mut rx = receiver(Config {
         budget: None,
         max_streams_bidi: 200,
-        ..Config::default()
+        ..common::config_512k()
     });
     open(&mut rx, sid(199), at(0));
     assert_eq!(rx.stream_count(), 200);
@@ -412,7 +412,7 @@ fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
 
 #[test]
 fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     assert_eq!(rx.on_data(id, INITIAL, false), Ok(INITIAL));
     let before = snapshot(&rx, id);
@@ -436,7 +436,7 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
 
 #[test]
 fn final_size_errors_change_nothing() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     assert_eq!(rx.on_data(id, 1000, true), Ok(1000));
     let before = snapshot(&rx, id);
@@ -467,7 +467,7 @@ fn final_size_errors_change_nothing() {
 #[test]
 fn data_past_the_connection_limit_changes_nothing() {
     // Eight streams at their 64 KiB limit fill the 512 KiB connection limit.
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     for i in 0..9 {
         open(&mut rx, sid(i), at(0));
     }
@@ -496,8 +496,8 @@ fn data_past_the_connection_limit_changes_nothing() {
 /// receiver is exactly as after a frame on that stream with no data.
 #[test]
 fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
-    let mut rx = receiver(Config::default());
-    let mut twin = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
+    let mut twin = receiver(common::config_512k());
     open(&mut twin, sid(9), at(0));
     let e = rx.on_data(sid(9), INITIAL + 1, false).unwrap_err();
     assert_eq!(e.code(), 0x03);
@@ -524,7 +524,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
 fn failed_data_on_a_new_stream_accounts_nothing_at_the_connection() {
     let config = Config {
         initial_connection_window: 1_000,
-        ..Config::default()
+        ..common::config_512k()
     };
     let mut rx = receiver(config);
     let e = rx.on_data(sid(0), 1_001, false).unwrap_err();
@@ -566,7 +566,7 @@ const MAX_STREAMS_BIDI_101: UpdateFrame = UpdateFrame::MaxStreams {
 /// at once and lost count of what the peer still sent).
 #[test]
 fn close_stream_releases_unread_bytes_and_its_credit() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     rx.on_data(sid(0), 10_000, true).unwrap();
     rx.retire_to(sid(0), 4_000).unwrap();
     rx.on_data(sid(1), 3_000, false).unwrap();
@@ -695,7 +695,7 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
 
 #[test]
 fn late_frames_for_closed_streams_are_ignored() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     open(&mut rx, id, at(0));
     let sent = updates(&mut rx, at(0), rtt(50));
@@ -733,7 +733,7 @@ fn late_frames_for_closed_streams_are_ignored() {
 /// 128 KiB, has been read (one byte less is not enough).
 #[test]
 fn next_update_sends_max_data_when_due() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     for i in 0..2 {
         open(&mut rx, sid(i), at(0));
     }
@@ -763,7 +763,7 @@ fn next_update_sends_max_data_when_due() {
 
 #[test]
 fn lost_update_is_due_again_latest_only() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     open(&mut rx, id, at(0));
     let first = updates(&mut rx, at(0), rtt(50))[0];
@@ -849,7 +849,7 @@ fn blocked_frames_wait_for_the_data_that_bears_them_out() {
     let mut rx = receiver(Config {
         seed_fraction: None,
         budget: None,
-        ..Config::default()
+        ..common::config_512k()
     });
     let id = sid(0);
     rx.on_data(id, INITIAL - 4_096, false).unwrap();
@@ -1234,7 +1234,7 @@ const READ: u64 = 20_000;
 /// throughout, stream 0 reads at `first_rate` until `stall_at` ms and
 /// then never again. The sender fills every byte of credit on both.
 fn stalled_and_reading(first_rate: u64, stall_at: u64) -> u64 {
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[first_rate, READ]);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[first_rate, READ]);
     sim.run_until(stall_at);
     sim.flows[0].read_per_tick = 0;
     sim.run_until(stall_at + 40 * RTT_MS);
@@ -1290,7 +1290,7 @@ fn sustains(window: u64, per_tick: u64) -> bool {
 
 #[test]
 fn idle_stream_returns_to_its_seed_and_regains_its_window_on_resume() {
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ]);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[READ]);
     // Rebalancing passes run once per smoothed RTT from the timer armed at
     // the first update (t = 0).
     sim.run_until(1501);
@@ -1384,7 +1384,7 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
     // back — a reader slower than its window has nothing to inherit.
     let mut readers = [READ / 8; 8];
     readers[0] = READ;
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &readers);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &readers);
     sim.run_until(1501);
     let before = sim.window(0);
     // All but stream 0 stop right after a pass (1,500 ms with passes once
@@ -1430,7 +1430,7 @@ fn the_last_reading_stream_inherits_the_estimate_in_one_pass() {
 /// RTT after it, and raises stream 0 to the estimate's share. Returns the
 /// raises after the stop and the last pass before it.
 fn stale_share(send_blocked: bool) -> (Vec<(u64, WindowChange)>, u64) {
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK; 8]);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[LINK; 8]);
     sim.send_blocked = send_blocked;
     sim.run_until(1501);
     let last = *sim.passes.last().unwrap();
@@ -1483,7 +1483,12 @@ fn without_blocked_a_stale_share_waits_for_the_next_pass() {
 #[test]
 fn after_the_ramp_each_stream_holds_its_share_not_its_seed() {
     let n = 32;
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &vec![READ / n; n as usize]);
+    let mut sim = Loop::new(
+        common::config_512k(),
+        RTT_MS,
+        LINK,
+        &vec![READ / n; n as usize],
+    );
     sim.run_until(1000);
     let mut most = 0;
     for _ in 1000..3000 {
@@ -1508,7 +1513,7 @@ fn after_the_ramp_each_stream_holds_its_share_not_its_seed() {
 /// comes back the reader gets its full rate at once.
 #[test]
 fn a_slow_sender_is_not_a_slow_reader() {
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[READ]);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[READ]);
     sim.run_until(1501);
     let grown = sim.window(0);
     assert!(sustains(grown, READ), "window {grown}");
@@ -1532,7 +1537,7 @@ fn a_slow_sender_is_not_a_slow_reader() {
 
 #[test]
 fn slow_reader_under_a_budget_never_grows_its_window() {
-    let mut sim = Loop::new(Config::default(), RTT_MS, LINK, &[LINK / 100]);
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[LINK / 100]);
     sim.run_until(200 * RTT_MS);
     let max = sim.windows.iter().map(|w| w[0]).max().unwrap();
     let grew: Vec<_> = sim
@@ -1563,7 +1568,7 @@ fn slow_reader_under_a_budget_never_grows_its_window() {
 fn slow_reader_without_a_budget_never_grows_its_window() {
     let config = Config {
         budget: None,
-        ..Config::default()
+        ..common::config_512k()
     };
     let mut sim = Loop::new(config, RTT_MS, LINK, &[LINK / 100]);
     sim.run_until(200 * RTT_MS);
@@ -1582,7 +1587,7 @@ fn slow_reader_without_a_budget_never_grows_its_window() {
 
 #[test]
 fn next_update_never_panics_on_huge_times() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     let huge = Rtt::from_sample(Duration::MAX);
     rx.on_data(id, 1000, false).unwrap();
@@ -1598,7 +1603,7 @@ fn next_update_never_panics_on_huge_times() {
     rx.on_timeout(end, huge);
     assert_eq!(rx.next_update(end, huge), None);
     assert_eq!(rx.stream(id).unwrap().limit(), SEED);
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let just_before = end - Duration::from_millis(1);
     assert_eq!(rx.next_update(just_before, rtt(50)), None);
     fire_timer(&mut rx, end, rtt(50));
@@ -1610,7 +1615,7 @@ fn next_update_never_panics_on_huge_times() {
 /// API's zero RTT) or an hour.
 #[test]
 fn hours_between_calls_and_zero_rtt_are_fine() {
-    let mut rx = receiver(Config::default());
+    let mut rx = receiver(common::config_512k());
     let id = sid(0);
     let mut now = Duration::ZERO;
     let mut end = 0;
@@ -1667,7 +1672,7 @@ fn excess(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u6
 
 #[test]
 fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
-    let rx = fast_readers(Config::default());
+    let rx = fast_readers(common::config_512k());
     let cap = rx.config().max_stream_window;
     // Two readers reach the cap; the third's window is cut (reason Budget)
     // to the credit the budget could grant it.
@@ -1712,7 +1717,7 @@ fn connection_window_passes_the_tuner_cap_only_to_cover_committed_credit() {
     // streams after the update lag, ⌈committed / (1 − ¼)⌉, even past the
     // configured 48 MiB cap: the budget, not the connection window, bounds
     // memory.
-    let rx = fast_readers(Config::default());
+    let rx = fast_readers(common::config_512k());
     let cap = rx.config().max_connection_window;
     assert_eq!(cap, 50_331_648);
     assert_eq!(rx.committed(), 67_371_008);
@@ -1776,4 +1781,37 @@ fn the_last_reader_is_never_starved_when_the_budget_binds() {
         raised.iter().filter(|c| c.0 > 1000).collect::<Vec<_>>()
     );
     assert_eq!(sim.budget_violations, 0);
+}
+
+/// The initial connection window is a guess made before any data flowed:
+/// seeds may spend it, but the rebalancing pass raises a busy stream only
+/// to its share of the need it measured (the bytes moved per RTT, the
+/// windows granted). A stream reading 32 KiB per 10 ms RTT under an 8 MiB
+/// initial connection window keeps its 64 KiB window; before, the pass
+/// raised it to 8 MiB / 1.5 at once.
+#[test]
+fn the_pass_raises_busy_streams_to_measured_need_not_the_initial_guess() {
+    let mut rx = receiver(Config {
+        initial_connection_window: 8 << 20,
+        seed_fraction: None,
+        ..Config::default()
+    });
+    let id = sid(0);
+    assert_eq!(rx.on_data(id, 0, false), Ok(0));
+    let mut offset = 0;
+    for ms in 1..=200 {
+        if ms % 10 == 0 {
+            offset += 32 << 10;
+            rx.on_data(id, offset, false).unwrap();
+            rx.retire_to(id, offset).unwrap();
+        }
+        let _ = updates(&mut rx, at(ms), rtt(10));
+    }
+    let raised: Vec<_> = changes(&mut rx)
+        .into_iter()
+        .filter(|c| c.reason == ChangeReason::Budget)
+        .collect();
+    assert_eq!(raised, []);
+    assert_eq!(rx.stream(id).unwrap().window(), 64 << 10);
+    assert!(rx.estimate() >= 8 << 20);
 }

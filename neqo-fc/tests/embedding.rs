@@ -72,9 +72,9 @@ fn a_stack_that_owns_its_streams_gets_the_whole_policy() {
     }
     let s = &streams[&id];
     let reasons: Vec<_> = changes.iter().map(|c| (c.subject, c.reason)).collect();
-    // Seeded from the connection's estimate (512 KiB / 4 = 128 KiB).
+    // Seeded from the connection's estimate (1 MiB / 2 = 512 KiB).
     assert_eq!(changes[0].reason, ChangeReason::Seed);
-    assert_eq!(changes[0].new, 128 << 10);
+    assert_eq!(changes[0].new, 512 << 10);
     // Tuned.
     assert!(reasons.contains(&(Subject::Stream(id), ChangeReason::AutoTune)));
     // The connection floor followed the stream window.

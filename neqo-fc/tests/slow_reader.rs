@@ -6,7 +6,7 @@
 //! Growth needs the reader to retire more than `(1 − f) × window` per RTT
 //! (see the tuner's docs), so the paths are chosen with a reader
 //! bandwidth-delay product (1 % of R × RTT) of at most half the stream's
-//! starting window (default configuration: seeded to 128 KiB).
+//! starting window (`common::config_512k`: seeded to 128 KiB).
 
 mod common;
 
@@ -14,8 +14,7 @@ use std::{collections::VecDeque, time::Duration};
 
 use common::base;
 use neqo_fc::{
-    ChangeReason, Config, Connection, ExcessTuner, ReceiverFlowControl, Rtt, SenderFlowControl,
-    StreamId,
+    ChangeReason, Connection, ExcessTuner, ReceiverFlowControl, Rtt, SenderFlowControl, StreamId,
 };
 
 const NS_PER_S: u64 = 1_000_000_000;
@@ -53,7 +52,7 @@ struct Seen {
 }
 
 fn run(rate_bps: u64, rtt: Duration, report_blocked: bool) -> Seen {
-    let config = Config::default().validate().unwrap();
+    let config = common::config_512k().validate().unwrap();
     let tuner = ExcessTuner::DEFAULT;
     let rtt_est = Rtt::from_sample(rtt);
     let one_way = u64::try_from(rtt.as_nanos()).unwrap() / 2;

@@ -70,7 +70,8 @@ fn the_timer_alone_reclaims_an_idle_stream() {
         }
     }
     let grown = rx.stream(id).unwrap().window();
-    let seed = 128 << 10;
+    // ½ of the 1 MiB connection window.
+    let seed = 512 << 10;
     assert!(grown > 4 * seed, "grew to {grown}");
     rx.drain_changes().for_each(drop);
     // The reader stops. Only the timer runs from now on.

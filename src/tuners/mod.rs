@@ -4,7 +4,7 @@
 //!
 //! | name | stands for | windows (stream / conn) | update at |
 //! |---|---|---|---|
-//! | `default` | this project (`Config::default()`) | 64 KiB / 512 KiB, tuned to 32 / 48 MiB, seeded, memory budget | ¼ |
+//! | `default` | this project (`Config::default()`) | 64 KiB / 1 MiB, first stream seeded to 512 KiB, tuned to 32 / 48 MiB, memory budget | ¼ |
 //! | `neqo` | neqo main | 1 / 2 MiB, tuned to 10 / 20 MiB | ¼ |
 //! | `double` | quiche, Chromium, ngtcp2 | 1 / 1.5 MiB, doubled to 16 / 24 MiB | ½ |
 //! | `fixed:SIZE` | neqo before tuning (1 MiB), yamux (256 KiB) | SIZE / 1.5 × SIZE × streams | ½ |
