@@ -171,6 +171,68 @@ fn compare_bulk(runs: &Runs) -> Result<String, LabError> {
     Ok(out)
 }
 
+/// Every profile × workload cell against the better of `neqo` and
+/// `double`: how many `default` is behind in (beyond the 0.5 % tie), the
+/// worst of them, and where it holds more memory than both peers.
+fn every_cell(runs: &Runs) -> String {
+    let of = |p: &str, w: &str, t: &str| {
+        runs.matrix
+            .iter()
+            .find(|r| r.profile == p && r.workload == w && r.tuner == t)
+    };
+    let memory = |r: &RunReport| {
+        [
+            r.peak_stream_window_bytes,
+            r.peak_total_credit_bytes,
+            r.peak_recv_buffer_bytes,
+        ]
+    };
+    let mut cells = 0;
+    let mut behind: Vec<(f64, String, String)> = Vec::new();
+    let mut more_memory = Vec::new();
+    for ours in runs.matrix.iter().filter(|r| r.tuner == "default") {
+        let (p, w) = (ours.profile.as_str(), ours.workload.as_str());
+        let (Some(neqo), Some(double)) = (of(p, w, "neqo"), of(p, w, "double")) else {
+            continue;
+        };
+        cells += 1;
+        let best = if double.goodput_bps > neqo.goodput_bps {
+            double
+        } else {
+            neqo
+        };
+        let rel = ours.goodput_bps / best.goodput_bps - 1.0;
+        if rel < -0.005 {
+            behind.push((rel, format!("{p}/{w}"), best.tuner.clone()));
+        }
+        let [o, n, d] = [ours, neqo, double].map(memory);
+        let larger = (0..3).any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01);
+        if larger {
+            more_memory.push(format!("{p}/{w}"));
+        }
+    }
+    behind.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let worst: Vec<String> = behind
+        .iter()
+        .take(6)
+        .map(|(rel, cell, peer)| format!("{cell} {:+.1} % vs {peer}", rel * 100.0))
+        .collect();
+    format!(
+        "Over every cell of `compare` ({cells} profile × workload cells with all three), `default` is more \
+         than 0.5 % behind the better of `neqo` and `double` in {} (worst: {}{}); its peak stream \
+         window, total credit or receive buffer passes both peers' by more than 1 % in {}: {}.\n",
+        behind.len(),
+        worst.join(", "),
+        if behind.len() > worst.len() {
+            ", …"
+        } else {
+            ""
+        },
+        more_memory.len(),
+        more_memory.join(", "),
+    )
+}
+
 /// The claims `tests/lab_findings.rs` asserts, with today's numbers.
 fn lab_claims(runs: &Runs) -> Result<String, LabError> {
     let fixed = cell(runs, "gbit-50ms", "bulk", "fixed:1MiB")?;
@@ -327,7 +389,7 @@ fn initial_window(runs: &Runs) -> Result<String, LabError> {
     };
     for window in INITIAL_WINDOWS {
         let mut row = vec![match window {
-            w if w == 64 << 10 => "64 KiB (default; seeded to 128 KiB)".to_owned(),
+            w if w == 64 << 10 => "64 KiB (default; seeded to 512 KiB)".to_owned(),
             w if w == 1 << 20 => "1 MiB (neqo)".to_owned(),
             w => format::bytes(w),
         }];
@@ -507,6 +569,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("mission".to_owned(), mission(runs)?);
     b.insert("neqo-bench".to_owned(), neqo_bench(runs)?);
     b.insert("compare-bulk".to_owned(), compare_bulk(runs)?);
+    b.insert("every-cell".to_owned(), every_cell(runs));
     b.insert("lab-claims".to_owned(), lab_claims(runs)?);
     b.insert("timer-reader".to_owned(), timer_reader(runs)?);
     b.insert("many-100".to_owned(), many_100(runs)?);
