@@ -60,6 +60,11 @@ pub struct ReceiverFlowControl<S> {
     blocked_at: Option<u64>,
     /// Highest limit the peer has acknowledged receiving.
     acked_limit: u64,
+    /// `retired` when a retirement first made an update due after the
+    /// last one was written (`None` while none is due): what is retired
+    /// from then until the stack writes the frame was read while the
+    /// peer waited for credit (see [`crate::TuneInput::late`]).
+    due_since: Option<u64>,
     /// Where the previous tuning step left off.
     step: tuning::StepMarks,
 }
@@ -105,6 +110,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             resend_pending: false,
             blocked_at: None,
             acked_limit: initial,
+            due_since: None,
             step: tuning::StepMarks::default(),
         }
     }
@@ -278,6 +284,7 @@ impl ReceiverFlowControl<Connection> {
             });
         }
         self.retired = total;
+        self.note_due();
         Ok(())
     }
 
@@ -390,6 +397,7 @@ impl ReceiverFlowControl<StreamId> {
         }
         let new = offset.saturating_sub(self.retired);
         self.retired = self.retired.max(offset);
+        self.note_due();
         Ok(new)
     }
 }

@@ -792,6 +792,7 @@ proptest! {
         rtt in sample(),
         fraction in fraction(),
         drained_steps in any::<u32>(),
+        late in value(),
     ) {
         let kind = if stream { SubjectKind::Stream } else { SubjectKind::Connection };
         let input = TuneInput {
@@ -803,6 +804,7 @@ proptest! {
             rtt,
             update_fraction: fraction,
             drained_steps,
+            late,
         };
         let out = tuner.tune(&input);
         prop_assert!(out >= window);

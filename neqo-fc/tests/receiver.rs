@@ -1039,6 +1039,42 @@ fn a_step_ramping_into_growth_keeps_the_drained_streak() {
     assert_eq!(run(1), [1, 0, 1]);
 }
 
+/// The tuner is told how much was read between the moment an update
+/// became due and the moment the stack wrote it — not what one large read
+/// made due at once, nor what waited while a cap held the update back.
+#[test]
+fn an_update_written_late_tells_the_tuner_what_was_read_meanwhile() {
+    let rtt = Rtt::from_sample(ms(100));
+    let late_by = |reads: &[u64], capped_at: Option<u64>| {
+        let mut s = ReceiverFlowControl::new(StreamId(0), &config(1_000_000, Fraction::QUARTER));
+        let t = Recording::new(0);
+        s.on_data(250_000, false).unwrap();
+        s.retire_to(250_000).unwrap();
+        s.send_update(at(1000), rtt, &t).unwrap();
+        s.on_data(1_250_000, false).unwrap();
+        for (i, &to) in reads.iter().enumerate() {
+            s.retire_to(to).unwrap();
+            if i == 1
+                && let Some(cap) = capped_at
+            {
+                assert_eq!(s.send_update_capped(at(1050), rtt, &t, cap), None);
+            }
+        }
+        s.send_update(at(1100), rtt, &t).unwrap();
+        t.last.get().unwrap().late
+    };
+    // Due at 500_000 (a quarter window retired), written at 900_000.
+    assert_eq!(late_by(&[500_000, 700_000, 900_000], None), 400_000);
+    // One read made it due at 900_000 and it went out at once.
+    assert_eq!(late_by(&[900_000], None), 0);
+    // Held back by a cap at 700_000: only what was read after the cap's
+    // refusal counts.
+    assert_eq!(
+        late_by(&[500_000, 700_000, 900_000], Some(1_250_000)),
+        200_000
+    );
+}
+
 #[test]
 fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let rtt = Rtt::new(ms(150), ms(100));
@@ -1066,6 +1102,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             update_fraction: Fraction::QUARTER,
             // Everything up to the limit arrived and was read.
             drained_steps: 1,
+            late: 0,
         })
     );
     assert_eq!(
@@ -1174,6 +1211,7 @@ fn default_tuner_doubles_a_window_limited_flow() {
         // The step below is drained at the limit (all read, up to the
         // limit), the first in a row: that changes nothing.
         drained_steps: 0,
+        late: 0,
     };
     let change = s
         .send_update(at(1100), rtt, &tuner)

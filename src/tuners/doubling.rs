@@ -63,6 +63,7 @@ mod tests {
             rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(40)).unwrap(),
             update_fraction: Fraction::HALF,
             drained_steps: 0,
+            late: 0,
         }
     }
 

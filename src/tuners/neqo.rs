@@ -80,6 +80,7 @@ mod tests {
             rtt: Rtt::new(Duration::from_millis(100), Duration::from_millis(50)).unwrap(),
             update_fraction: fraction,
             drained_steps: 0,
+            late: 0,
         }
     }
 

@@ -346,6 +346,7 @@ mod tests {
             rtt: Rtt::from_sample(Duration::from_millis(50)).unwrap(),
             update_fraction: Fraction::HALF,
             drained_steps: 0,
+            late: 0,
         };
         assert_eq!(f.tuner.tune(&input), 256 << 10);
 

@@ -68,6 +68,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         } else {
             retired.min(self.consumed - self.step.consumed)
         };
+        // Whether the wait cost the peer anything shows only half a round
+        // trip later, in data that stops at the old limit; the tuner
+        // bounds what it makes of it instead (see `ExcessTuner`).
+        let late = self.retired - self.due_since.unwrap_or(self.retired);
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
         // A step at which the reader again read all it received, but the
         // peer had not yet caught up with a limit the previous step raised
@@ -93,6 +97,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             rtt,
             update_fraction: self.update_fraction,
             drained_steps,
+            late,
         };
         // The tuner's word, within [window, cap]; a window already above
         // the cap (set by rebalancing) stays.

@@ -38,6 +38,14 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             || self.threshold_reached()
     }
 
+    /// After a retirement: marks where an update became due, if one just
+    /// did.
+    pub(super) fn note_due(&mut self) {
+        if self.due_since.is_none() && self.update_due() {
+            self.due_since = Some(self.retired);
+        }
+    }
+
     /// The peer reported *_BLOCKED at a limit that the data received has
     /// reached: its claim is borne out (with [`BlockedResponse::AtOnce`]:
     /// a claim was recorded, see [`ReceiverFlowControl::blocked_received`]).
@@ -95,7 +103,13 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         tuner: &T,
         max_limit: u64,
     ) -> Option<Update> {
-        if !self.update_due() || (max_limit <= self.max_allowed && !self.resend_pending) {
+        if !self.update_due() {
+            return None;
+        }
+        if max_limit <= self.max_allowed && !self.resend_pending {
+            // Held back by the cap, not by the stack: the wait from here
+            // on is not a late write.
+            self.due_since = Some(self.retired);
             return None;
         }
         let change = self.tuning_step(now, rtt, tuner);
@@ -103,6 +117,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // the limit, so this never lowers the limit.
         self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
         self.resend_pending = false;
+        self.due_since = None;
         // This update answers a borne-out *_BLOCKED; one whose data is
         // still on its way waits for it.
         if self.blocked() {

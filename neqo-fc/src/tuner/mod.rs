@@ -45,6 +45,14 @@ pub struct TuneInput {
     /// (a reader that drains its buffer on a timer slower than the RTT
     /// reads a whole window per wake-up).
     pub drained_steps: u32,
+    /// Bytes retired between the moment this update became due and the
+    /// moment the stack wrote it: 0 when the frame goes out at once, the
+    /// read rate times the delay when the stack holds it back (a pacer
+    /// with no credit, a stack that writes control frames only with
+    /// other packets). The peer lacked that credit on top of the update
+    /// quantum whatever the window. A large read that makes the update
+    /// due counts nothing: the update left as soon as it could.
+    pub late: u64,
 }
 
 /// A receive-window strategy.
