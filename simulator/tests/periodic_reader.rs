@@ -8,10 +8,10 @@
 //!   one RTT, not over the whole gap; judged over the gap it never grew
 //!   the window: 28 Mbit/s);
 //! - a slow one (5 Mbit/s, every 100 ms) is not auto-tuned: its window
-//!   stays within the start-up share the rebalancing pass may give any
-//!   reading stream while the connection's need is still unknown (2/3 of
-//!   the 512 KiB initial estimate, then returned to its seed when data
-//!   waits unread).
+//!   stays at the seed a new stream gets from the connection's initial
+//!   estimate (half of the 1 MiB initial connection window); the
+//!   rebalancing pass raises busy streams only to shares of a need it
+//!   measured, and this reader never shows one.
 //!
 //! Run with `cargo test -p neqo-fc-sim --test periodic_reader -- --nocapture`.
 
@@ -97,8 +97,9 @@ fn a_slow_periodic_reader_stays_within_the_start_up_share() {
         m.peak_stream_window,
         m.peak_recv_buffer
     );
-    // 512 KiB / 1.5: the start-up share; auto-tuning would go past it.
-    let start_up_share = (512 << 10) * 2 / 3;
+    // The first stream's seed; auto-tuning would go past it.
+    let config = neqo_fc::Config::default();
+    let start_up_share = config.seed_window(config.initial_connection_window);
     assert!(
         m.peak_stream_window <= start_up_share,
         "{}",
