@@ -110,6 +110,27 @@ fn default_matches_neqo_fc_inside_neqo() {
     }
 }
 
+/// `default` against neqo-fc inside neqo *without* the pacing fix: the
+/// pacer holds its MAX_STREAM_DATA back, and neqo-fc's late-update term
+/// (`TuneInput::late`) lets the window pay for the delay in both. Goodput
+/// within 10 % at every RTT and within 5 % on the mean. Without the term
+/// the simulator got 603.6 and 524.3 Mbit/s at 80 and 100 ms (0.78 × and
+/// 0.74 × of today's real runs), and real neqo 181.5 Mbit/s at 100 ms. Windows are not compared:
+/// below 60 ms real neqo overshoots in slow start (1.6–3.5 BDP), ours
+/// does not.
+#[test]
+fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
+    for r in rows(mission(), "default", "neqo-fc") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
+    }
+    let m = mission()
+        .means
+        .iter()
+        .find(|m| m.sim_tuner == "default" && m.real_variant == "neqo-fc")
+        .expect("the mean");
+    assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
+}
+
 /// The targets on every scenario of the matrix (both paths, with
 /// and without the pacing fix). They do not all hold: single runs on the
 /// shallow-queue bench path are chaotic in RTT (real neqo itself moves by
