@@ -18,8 +18,10 @@
 //! (With the `neqo` transport, the `+pacing` variants are simulated with
 //! the pacing patch's rule; with `default` the pacing is the simulator's.)
 //!
-//! Runs with ECN are not simulated (the simulator has no ECN marking);
-//! they are counted and left out.
+//! A run with ECN (neqo's `Aqm::codel()` on both links, queue doubled) is
+//! simulated on the same path with CoDel at both bottlenecks and the
+//! transport's ECN on (`--ecn on`; real neqo is ECN-capable on every
+//! path), and reported as its own path, `<path>-ecn`.
 
 use std::{collections::BTreeMap, fmt::Write as _, time::Duration};
 
@@ -33,7 +35,7 @@ use crate::{
     profiles::PathSpec,
     report::RunReport,
     spec::RunSpec,
-    transport::{PacingArg, Preset, TransportChoice},
+    transport::{EcnArg, PacingArg, Preset, TransportChoice},
     tuners::TunerSpec,
     workloads::WorkloadSpec,
 };
@@ -127,6 +129,10 @@ pub struct RealRun {
     /// Link rate in bit/s (1 Gbit/s when absent).
     #[serde(default = "gigabit")]
     pub rate_bps: u64,
+    /// Congestion events the sender started on ECN-CE reports (0 when
+    /// absent).
+    #[serde(default)]
+    pub congestion_events_ecn: u64,
 }
 
 const fn gigabit() -> u64 {
@@ -197,6 +203,10 @@ pub struct Row {
     pub real_lost: u64,
     /// See `real_lost`.
     pub sim_lost: u64,
+    /// Congestion events on ECN-CE reports, real and simulated.
+    pub real_ecn_events: u64,
+    /// See `real_ecn_events`.
+    pub sim_ecn_events: u64,
     /// Goodput (and window, where compared) within the target.
     pub within_target: bool,
 }
@@ -229,10 +239,9 @@ pub struct Calibration {
     pub neqo_commit: String,
     /// Where the real runs came from.
     pub real_source: String,
-    /// The simulated transport (`neqo`, `default`, …).
+    /// The simulated transport (`neqo`, `default`, …; runs with ECN add
+    /// `ecn=on`).
     pub transport: String,
-    /// Real runs with ECN, not simulated.
-    pub ecn_runs_skipped: usize,
     /// Real variants with no simulated counterpart, or missing.
     pub variants_missing: Vec<String>,
     /// Every pair at every path and RTT.
@@ -243,10 +252,35 @@ pub struct Calibration {
     pub errors: Vec<String>,
 }
 
-/// A simulated path: the recorded shape with neqo's per-datagram overhead.
+/// The path a run is reported under: `bench`, `mission`, or with ECN
+/// `bench-ecn`.
+fn label(run: &RealRun) -> String {
+    if run.ecn {
+        format!("{}-ecn", run.path)
+    } else {
+        run.path.clone()
+    }
+}
+
+/// The transport a pair is simulated on for `run`: [`pair_transport`],
+/// with ECN on for a run with ECN unless `base` says otherwise.
+fn run_transport(base: TransportChoice, pacing_patch: bool, run: &RealRun) -> TransportChoice {
+    let t = pair_transport(base, pacing_patch);
+    if run.ecn && t.ecn.is_none() {
+        TransportChoice {
+            ecn: Some(EcnArg::On),
+            ..t
+        }
+    } else {
+        t
+    }
+}
+
+/// A simulated path: the recorded shape with neqo's per-datagram overhead,
+/// and CoDel at both bottlenecks for a run with ECN.
 fn path_of(run: &RealRun) -> PathSpec {
     PathSpec {
-        name: format!("neqo-{}-{}ms", run.path, ms(run.rtt_s)),
+        name: format!("neqo-{}-{}ms", label(run), ms(run.rtt_s)),
         rate_bps: run.rate_bps,
         rtt: Duration::from_secs_f64(run.rtt_s),
         queue_bytes: run.queue_bytes,
@@ -256,6 +290,7 @@ fn path_of(run: &RealRun) -> PathSpec {
         jitter_reorders: false,
         reverse_rate_bps: None,
         reverse_loss: 0.0,
+        codel: run.ecn,
     }
 }
 
@@ -263,12 +298,12 @@ fn ms(rtt_s: f64) -> u64 {
     (rtt_s * 1000.0).round() as u64
 }
 
-/// (path, RTT in µs, queue, bytes, rate): one simulated path.
+/// (path label, RTT in µs, queue, bytes, rate): one simulated path.
 type PathKey = (String, u64, u64, u64, u64);
 
 fn key(run: &RealRun) -> PathKey {
     (
-        run.path.clone(),
+        label(run),
         (run.rtt_s * 1e6).round() as u64,
         run.queue_bytes,
         run.bytes,
@@ -276,11 +311,12 @@ fn key(run: &RealRun) -> PathKey {
     )
 }
 
-/// The simulated (strategy, transport) combinations, in table order.
-fn sim_runs(base: TransportChoice) -> Vec<(TunerSpec, TransportChoice)> {
+/// The simulated (strategy, transport) combinations for `run`'s path, in
+/// table order.
+fn sim_runs(base: TransportChoice, run: &RealRun) -> Vec<(TunerSpec, TransportChoice)> {
     let mut t: Vec<(TunerSpec, TransportChoice)> = Vec::new();
     for (s, _, patched) in PAIRS {
-        let run = (s, pair_transport(base, patched));
+        let run = (s, run_transport(base, patched, run));
         if !t.contains(&run) {
             t.push(run);
         }
@@ -288,18 +324,18 @@ fn sim_runs(base: TransportChoice) -> Vec<(TunerSpec, TransportChoice)> {
     t
 }
 
-/// The simulated runs `real` calls for: each ECN-off path once per
-/// strategy and transport, in path order.
+/// The simulated runs `real` calls for: each path (with and without ECN)
+/// once per strategy and transport, in path order.
 #[must_use]
 pub fn specs(real: &RealResults, transport: TransportChoice) -> Vec<RunSpec> {
     let mut paths: BTreeMap<PathKey, &RealRun> = BTreeMap::new();
-    for r in real.runs.iter().filter(|r| !r.ecn) {
+    for r in &real.runs {
         paths.entry(key(r)).or_insert(r);
     }
     let mut out = Vec::new();
     for run in paths.values() {
         let path = path_of(run);
-        for (tuner, transport) in sim_runs(transport) {
+        for (tuner, transport) in sim_runs(transport, run) {
             let workload = WorkloadSpec {
                 name: "bulk".to_owned(),
                 kind: WorkloadKind::Bulk { bytes: run.bytes },
@@ -342,7 +378,7 @@ pub fn calibrate(
         let run = real
             .runs
             .iter()
-            .find(|r| !r.ecn && path_of(r).name == spec.path.name)
+            .find(|r| path_of(r).name == spec.path.name)
             .expect("every spec comes from a real run");
         sim.insert(
             (key(run), report.tuner.clone(), report.transport.clone()),
@@ -353,19 +389,16 @@ pub fn calibrate(
     let mut missing = Vec::new();
     for (tuner, variant, patched) in PAIRS {
         let name = crate::tuners::TunerChoice::from(tuner).name();
-        let transport_name = pair_transport(transport, patched).name();
-        let mut real_runs: Vec<&RealRun> = real
-            .runs
-            .iter()
-            .filter(|r| !r.ecn && r.variant == variant)
-            .collect();
+        let mut real_runs: Vec<&RealRun> =
+            real.runs.iter().filter(|r| r.variant == variant).collect();
         if real_runs.is_empty() {
             missing.push(variant.to_owned());
             continue;
         }
-        real_runs.sort_by(|a, b| (&a.path, key(a)).cmp(&(&b.path, key(b))));
+        real_runs.sort_by_key(|r| key(r));
         for r in real_runs {
-            let Some(s) = sim.get(&(key(r), name.clone(), transport_name.clone())) else {
+            let transport_name = run_transport(transport, patched, r).name();
+            let Some(s) = sim.get(&(key(r), name.clone(), transport_name)) else {
                 continue;
             };
             let t = target(variant);
@@ -381,7 +414,7 @@ pub fn calibrate(
                 _ => true,
             };
             rows.push(Row {
-                path: r.path.clone(),
+                path: label(r),
                 rtt_s: r.rtt_s,
                 sim_tuner: name.clone(),
                 real_variant: variant.to_owned(),
@@ -393,6 +426,8 @@ pub fn calibrate(
                 window_ratio,
                 real_lost: r.packets_lost,
                 sim_lost: s.packets_lost,
+                real_ecn_events: r.congestion_events_ecn,
+                sim_ecn_events: s.ecn_congestion_events,
                 within_target: (goodput_ratio - 1.0).abs() <= t.goodput && window_ok,
             });
         }
@@ -402,7 +437,6 @@ pub fn calibrate(
         neqo_commit: real.neqo_commit.clone(),
         real_source: real_source.to_owned(),
         transport: transport.name(),
-        ecn_runs_skipped: real.runs.iter().filter(|r| r.ecn).count(),
         variants_missing: missing,
         rows,
         means,
@@ -463,7 +497,8 @@ impl Calibration {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "Simulator (transport {}) against real neqo {} ({}); 1 Gbit/s, 80 B per datagram, ECN off.",
+            "Simulator (transport {}) against real neqo {} ({}); 1 Gbit/s, 80 B per datagram; \
+             `-ecn` paths: CoDel at both links, ECN on.",
             self.transport,
             &self.neqo_commit[..self.neqo_commit.len().min(7)],
             self.real_source
@@ -475,10 +510,12 @@ impl Calibration {
         let mut last = String::new();
         for r in &self.rows {
             let head = format!("{}: sim {} vs real {}", r.path, r.sim_tuner, r.real_variant);
+            // ECN congestion events, on the paths where CoDel can mark.
+            let ecn = r.path.ends_with("-ecn");
             if head != last {
                 let _ = writeln!(
                     o,
-                    "\n{head}\n{:>6} {:>9} {:>9} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8}",
+                    "\n{head}\n{:>6} {:>9} {:>9} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8}{}",
                     "RTT",
                     "real Mb/s",
                     "sim Mb/s",
@@ -487,13 +524,14 @@ impl Calibration {
                     "sim W",
                     "ratio",
                     "real lost",
-                    "sim lost"
+                    "sim lost",
+                    if ecn { " real ECN  sim ECN" } else { "" }
                 );
                 last = head;
             }
             let _ = writeln!(
                 o,
-                "{:>4}ms {:>9.1} {:>9.1} {:>6.3} {:>8} {:>8} {:>6} {:>9} {:>8} {}",
+                "{:>4}ms {:>9.1} {:>9.1} {:>6.3} {:>8} {:>8} {:>6} {:>9} {:>8}{} {}",
                 ms(r.rtt_s),
                 r.real_goodput_bps / 1e6,
                 r.sim_goodput_bps / 1e6,
@@ -504,6 +542,11 @@ impl Calibration {
                     .map_or_else(|| "-".to_owned(), |v| format!("{v:.2}")),
                 thousands(r.real_lost),
                 thousands(r.sim_lost),
+                if ecn {
+                    format!(" {:>9} {:>8}", r.real_ecn_events, r.sim_ecn_events)
+                } else {
+                    String::new()
+                },
                 if r.within_target { "" } else { "OFF" }
             );
         }
@@ -524,17 +567,9 @@ impl Calibration {
         let (ok, all) = self.score();
         let _ = writeln!(
             o,
-            "\n{ok} of {all} cells within target; {} of {} means.{}{}",
+            "\n{ok} of {all} cells within target; {} of {} means.{}",
             self.means.iter().filter(|m| m.within_target).count(),
             self.means.len(),
-            if self.ecn_runs_skipped > 0 {
-                format!(
-                    " {} real runs with ECN not simulated (no ECN in the simulator).",
-                    self.ecn_runs_skipped
-                )
-            } else {
-                String::new()
-            },
             if self.variants_missing.is_empty() {
                 String::new()
             } else {

@@ -194,6 +194,7 @@ impl Profile {
             jitter_reorders: self.jitter_reorders,
             reverse_rate_bps: None,
             reverse_loss: 0.0,
+            codel: false,
         }
     }
 }
@@ -227,6 +228,9 @@ pub struct PathSpec {
     pub reverse_rate_bps: Option<u64>,
     /// Random loss on the reverse direction (ACKs and MAX_* frames).
     pub reverse_loss: f64,
+    /// CoDel (RFC 8289 defaults) at both bottlenecks: it drops Not-ECT
+    /// datagrams and marks ECN-capable ones CE.
+    pub codel: bool,
 }
 
 impl PathSpec {
@@ -274,7 +278,7 @@ impl PathSpec {
             rate_bps: Some(self.rate_bps),
             queue_bytes: self.queue_bytes,
             overhead_bytes: self.overhead_bytes,
-            codel: false,
+            codel: self.codel,
             delay: self.rtt / 2,
             loss: if self.loss > 0.0 {
                 LossModel::Bernoulli { rate: self.loss }
@@ -316,6 +320,9 @@ impl PathSpec {
         }
         if self.overhead_bytes != neqo_fc_sim::net::DEFAULT_OVERHEAD_BYTES {
             s.push_str(&format!(", overhead {} B", self.overhead_bytes));
+        }
+        if self.codel {
+            s.push_str(", CoDel");
         }
         s
     }

@@ -92,6 +92,10 @@ pub struct RunReport {
     pub drops: u64,
     /// Packets the sender declared lost.
     pub packets_lost: u64,
+    /// Datagrams a CoDel bottleneck marked CE (with ECN; both directions).
+    pub ce_marks: u64,
+    /// Congestion events the sender started on ECN-CE reports.
+    pub ecn_congestion_events: u64,
     /// Stream bytes sent more than once.
     pub retransmitted_bytes: u64,
     /// Time the sender had data and cwnd but no flow-control credit
@@ -164,6 +168,8 @@ impl RunReport {
         report.peak_cwnd_bytes = m.peak_cwnd;
         report.drops = m.drops;
         report.packets_lost = m.packets_lost;
+        report.ce_marks = m.ce_marks;
+        report.ecn_congestion_events = m.ecn_congestion_events;
         report.retransmitted_bytes = m.retransmitted_bytes;
         report.fc_blocked_s = m.fc_blocked.as_secs_f64();
         report.fc_link_idle_s = m.fc_link_idle.as_secs_f64();
@@ -257,6 +263,8 @@ impl RunReport {
             peak_cwnd_bytes: 0,
             drops: 0,
             packets_lost: 0,
+            ce_marks: 0,
+            ecn_congestion_events: 0,
             retransmitted_bytes: 0,
             fc_blocked_s: 0.0,
             fc_link_idle_s: 0.0,

@@ -17,7 +17,7 @@ pub enum Preset {
     /// neqo 0.30.1 as its test-fixture simulator runs it: 1,252-byte
     /// datagrams, an ACK every 10 packets, pacing at 2 × cwnd/srtt in
     /// bursts of 2 (ACK-only packets spending credit), 10 MiB send buffer
-    /// per stream.
+    /// per stream (ECN off: see `TransportOptions::neqo`).
     Neqo,
 }
 
@@ -47,6 +47,16 @@ impl PacingArg {
     }
 }
 
+/// Whether a transport uses ECN, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EcnArg {
+    /// Send ECT(0), report ECN counts, react to CE (only a CoDel queue
+    /// marks).
+    On,
+    /// Not-ECT: a CoDel queue drops instead of marking.
+    Off,
+}
+
 /// A preset plus overrides. `None` = the preset's value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TransportChoice {
@@ -62,6 +72,8 @@ pub struct TransportChoice {
     pub pacing: Option<PacingArg>,
     /// Send buffer per stream; `Some(None)` = no limit.
     pub send_buffer: Option<Option<u64>>,
+    /// ECN on or off.
+    pub ecn: Option<EcnArg>,
 }
 
 impl TransportChoice {
@@ -96,6 +108,9 @@ impl TransportChoice {
         if let Some(v) = self.send_buffer {
             o.send_buffer = v;
         }
+        if let Some(v) = self.ecn {
+            o.ecn = v == EcnArg::On;
+        }
         o
     }
 
@@ -126,6 +141,11 @@ impl TransportChoice {
         match self.send_buffer {
             Some(Some(b)) => s += &format!(",send-buffer={b}"),
             Some(None) => s += ",send-buffer=none",
+            None => {}
+        }
+        match self.ecn {
+            Some(EcnArg::On) => s += ",ecn=on",
+            Some(EcnArg::Off) => s += ",ecn=off",
             None => {}
         }
         s

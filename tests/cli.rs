@@ -181,6 +181,28 @@ fn run_json_periodic_reader() {
     assert_eq!(plain["reader_period_s"], Value::Null);
 }
 
+/// `--codel` with `--ecn on`: CoDel marks instead of dropping, the run
+/// says so, and its JSON counts the marks and the sender's ECN events.
+#[test]
+fn codel_with_ecn_marks_and_reports_it() {
+    let args = [
+        "--rate", "100Mbit", "--rtt", "20ms", "--queue", "8bdp", "--size", "40MB", "--codel",
+    ];
+    let on = run_json(&[&args[..], &["--ecn", "on"]].concat());
+    assert!(u(&on, "ce_marks") > 0, "{on}");
+    assert!(u(&on, "ecn_congestion_events") > 0, "{on}");
+    assert_eq!(u(&on, "packets_lost"), 0, "{on}");
+    assert_eq!(on["profile"], "custom");
+    let off = run_json(&[&args[..], &["--ecn", "off"]].concat());
+    assert_eq!(u(&off, "ce_marks"), 0, "{off}");
+    assert!(u(&off, "packets_lost") > 0, "{off}");
+    let o = fc_lab(&[&["run"], &args[..], &["--ecn", "on"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(", CoDel"), "{out}");
+    assert!(out.contains(" CE marks, "), "{out}");
+}
+
 #[test]
 fn same_seed_same_json() {
     let args = [
@@ -268,6 +290,10 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
         (
             &["run", "--cc", "bbr"],
             "error: --cc: expected one of cubic, newreno, got \"bbr\"",
+        ),
+        (
+            &["run", "--ecn", "yes"],
+            "error: --ecn: expected one of on, off, got \"yes\"",
         ),
         (
             &["run", "--seed", "-1"],

@@ -52,6 +52,12 @@ pub struct Metrics {
     pub undone_congestion_events: u64,
     /// Times the sender declared persistent congestion (RFC 9002 §7.6).
     pub persistent_congestion: u64,
+    /// Datagrams a CoDel bottleneck marked CE instead of dropping, both
+    /// directions (0 unless the transport uses ECN).
+    pub ce_marks: u64,
+    /// Congestion events the sender started on a rise in the peer's
+    /// ECN-CE count (RFC 9002 Appendix B.7).
+    pub ecn_congestion_events: u64,
     /// The sender's packet threshold at the end (3 unless spurious losses
     /// raised it; never above the transport's cap).
     pub packet_threshold: u64,

@@ -96,6 +96,8 @@ pub enum TraceEvent {
         old: CcState,
         /// New state.
         new: CcState,
+        /// The change is a congestion event an ECN-CE report started.
+        ecn: bool,
     },
     /// A neqo-fc receive window changed.
     WindowChanged(WindowChange),

@@ -17,6 +17,7 @@
 use std::cell::RefCell;
 
 use neqo_fc_sim::quic::{
+    EcnCounts,
     ack::AckRanges,
     frame::{Frame, decode_frames},
     varint::{DecodeError, Decoder, MAX_VARINT, encode_varint, varint_len},
@@ -223,6 +224,11 @@ fn big_frames() -> Vec<Frame> {
             largest: m,
             ack_delay: m,
             ranges: AckRanges::from_pairs(vec![(m, m - 10), (m - 100, 0)]).unwrap(),
+            ecn: Some(EcnCounts {
+                ect0: m,
+                ect1: m,
+                ce: m,
+            }),
         },
         Frame::ResetStream {
             stream_id: m,
@@ -465,11 +471,17 @@ fn frame() -> impl Strategy<Value = Frame> {
     prop_oneof![
         (1..40usize).prop_map(|len| Frame::Padding { len }),
         Just(Frame::Ping),
-        (varint(), ack_ranges()).prop_map(|(ack_delay, ranges)| Frame::Ack {
-            largest: ranges.largest(),
-            ack_delay,
-            ranges,
-        }),
+        (
+            varint(),
+            ack_ranges(),
+            prop::option::of((varint(), varint(), varint()))
+        )
+            .prop_map(|(ack_delay, ranges, ecn)| Frame::Ack {
+                largest: ranges.largest(),
+                ack_delay,
+                ranges,
+                ecn: ecn.map(|(ect0, ect1, ce)| EcnCounts { ect0, ect1, ce }),
+            }),
         (varint(), varint(), varint()).prop_map(|(stream_id, error_code, final_size)| {
             Frame::ResetStream {
                 stream_id,

@@ -23,7 +23,7 @@ use crate::{
     error::LabError,
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
-    transport::{PacingArg, Preset, TransportChoice},
+    transport::{EcnArg, PacingArg, Preset, TransportChoice},
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
     workloads::{MatrixWorkload, WorkloadSpec},
@@ -158,6 +158,11 @@ pub struct PathArgs {
     /// percent: 1, 0.5, 2%.
     #[arg(long, value_name = "PCT", value_parser = units::parse_percent, allow_hyphen_values = true)]
     pub reverse_loss: Option<f64>,
+    /// CoDel AQM (5 ms target, 100 ms interval) at the bottleneck, as
+    /// neqo's bench with ECN: it drops, or marks CE when the transport
+    /// uses ECN (--ecn on).
+    #[arg(long)]
+    pub codel: bool,
 }
 
 impl PathArgs {
@@ -195,6 +200,7 @@ impl PathArgs {
                     jitter_reorders: false,
                     reverse_rate_bps: None,
                     reverse_loss: 0.0,
+                    codel: false,
                 }
             }
         };
@@ -253,6 +259,10 @@ impl PathArgs {
         if let Some(loss) = self.reverse_loss {
             changed |= loss != path.reverse_loss;
             path.reverse_loss = loss;
+        }
+        if self.codel {
+            changed |= !path.codel;
+            path.codel = true;
         }
         if changed && self.profile.is_some() {
             path.name.push_str("-custom");
@@ -446,7 +456,7 @@ pub struct TransportArgs {
     /// ACK every 2nd packet, RFC 9002 pacing, no send-buffer limit) or
     /// `neqo` (neqo 0.30 in its simulator: 1,252-byte datagrams, an ACK
     /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
-    /// send buffer per stream). The five flags below override single
+    /// send buffer per stream). The six flags below override single
     /// settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
@@ -466,6 +476,11 @@ pub struct TransportArgs {
     /// (`none`: no limit): 10MiB.
     #[arg(long, value_name = "BYTES|none", value_parser = send_buffer_arg, allow_hyphen_values = true)]
     pub send_buffer: Option<SendBuffer>,
+    /// ECN: mark packets ECT(0) and back off on CE reports (on), or not
+    /// (off). Only a CoDel bottleneck (--codel) marks; on a tail-drop path
+    /// ECN changes only the ACK frames' size.
+    #[arg(long, value_enum)]
+    pub ecn: Option<EcnArg>,
 }
 
 impl TransportArgs {
@@ -478,6 +493,7 @@ impl TransportArgs {
             max_ack_delay: self.max_ack_delay,
             pacing: self.pacing,
             send_buffer: self.send_buffer.map(|b| b.0),
+            ecn: self.ecn,
         }
     }
 

@@ -305,11 +305,19 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
     lines.push((
         "congestion",
         format!(
-            "peak cwnd {}, {} drops, {} packets lost, {} retransmitted",
+            "peak cwnd {}, {} drops, {} packets lost, {} retransmitted{}",
             format::bytes(r.peak_cwnd_bytes),
             r.drops,
             r.packets_lost,
-            format::bytes(r.retransmitted_bytes)
+            format::bytes(r.retransmitted_bytes),
+            if r.ce_marks > 0 || r.ecn_congestion_events > 0 {
+                format!(
+                    ", {} CE marks, {} ECN congestion events",
+                    r.ce_marks, r.ecn_congestion_events
+                )
+            } else {
+                String::new()
+            }
         ),
     ));
     lines.push((

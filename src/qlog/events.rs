@@ -16,8 +16,9 @@ use qlog::events::{
     ConnectionErrorCode, Event, EventData, EventImportance, JsonEvent, RawInfo,
     connectivity::{ConnectionClosed, ConnectionClosedTrigger, TransportOwner},
     quic::{
-        CongestionStateUpdated, MetricsUpdated, PacketHeader, PacketLost, PacketLostTrigger,
-        PacketReceived, PacketSent, PacketType, TransportParametersSet,
+        CongestionStateUpdated, CongestionStateUpdatedTrigger, MetricsUpdated, PacketHeader,
+        PacketLost, PacketLostTrigger, PacketReceived, PacketSent, PacketType,
+        TransportParametersSet,
     },
 };
 use serde_json::json;
@@ -97,11 +98,11 @@ pub fn qlog_event(time: Time, event: &TraceEvent) -> QlogEvent {
             frames: None,
             trigger: lost_trigger(trigger),
         }),
-        TraceEvent::CongestionStateUpdated { old, new } => {
+        TraceEvent::CongestionStateUpdated { old, new, ecn } => {
             EventData::CongestionStateUpdated(CongestionStateUpdated {
                 old: Some(old.as_str().to_owned()),
                 new: new.as_str().to_owned(),
-                trigger: None,
+                trigger: ecn.then_some(CongestionStateUpdatedTrigger::Ecn),
             })
         }
         TraceEvent::WindowChanged(change) => return QlogEvent::Custom(window_updated(t, change)),
@@ -376,10 +377,23 @@ mod tests {
             &TraceEvent::CongestionStateUpdated {
                 old: CcState::SlowStart,
                 new: CcState::Recovery,
+                ecn: false,
             },
         ));
         assert_eq!(v["name"], "recovery:congestion_state_updated");
         assert_eq!(v["data"], json!({"old": "slow_start", "new": "recovery"}));
+        let v = standard(qlog_event(
+            Time::ZERO,
+            &TraceEvent::CongestionStateUpdated {
+                old: CcState::CongestionAvoidance,
+                new: CcState::Recovery,
+                ecn: true,
+            },
+        ));
+        assert_eq!(
+            v["data"],
+            json!({"old": "congestion_avoidance", "new": "recovery", "trigger": "ecn"})
+        );
         let v = standard(qlog_event(
             Time::ZERO,
             &TraceEvent::ConnectionClosed {

@@ -27,13 +27,16 @@ pub fn quic_frame(frame: &Frame) -> QuicFrame {
             payload_length: None,
         },
         Frame::Ack {
-            ack_delay, ranges, ..
+            ack_delay,
+            ranges,
+            ecn,
+            ..
         } => QuicFrame::Ack {
             ack_delay: Some(ack_delay_ms(*ack_delay)),
             acked_ranges: Some(acked_ranges(ranges)),
-            ect1: None,
-            ect0: None,
-            ce: None,
+            ect1: ecn.map(|c| c.ect1),
+            ect0: ecn.map(|c| c.ect0),
+            ce: ecn.map(|c| c.ce),
             length: None,
             payload_length: None,
         },
@@ -152,10 +155,30 @@ mod tests {
             largest: 19,
             ack_delay: 5, // 5 << 3 = 40 µs
             ranges,
+            ecn: None,
         };
         assert_eq!(
             js(&f),
             json!({"frame_type": "ack", "ack_delay": 0.04_f32, "acked_ranges": [[0, 2], [5, 5], [10, 19]]})
+        );
+    }
+
+    #[test]
+    fn ack_ecn_counts_are_named_as_qlog_names_them() {
+        let f = Frame::Ack {
+            largest: 2,
+            ack_delay: 0,
+            ranges: AckRanges::from_pairs(vec![(2, 0)]).unwrap(),
+            ecn: Some(neqo_fc_sim::quic::EcnCounts {
+                ect0: 2,
+                ect1: 0,
+                ce: 1,
+            }),
+        };
+        assert_eq!(
+            js(&f),
+            json!({"frame_type": "ack", "ack_delay": 0.0_f32, "acked_ranges": [[0, 2]],
+                   "ect1": 0, "ect0": 2, "ce": 1})
         );
     }
 

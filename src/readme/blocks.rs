@@ -514,7 +514,7 @@ fn calibration(runs: &Runs) -> Result<String, LabError> {
     }
     let (ok, all) = c.score();
     Ok(format!(
-        "{}\nMeans over the sweep, simulated vs real:{means}. {ok} of the {all} mission-path cells (these four columns and `default` against `neqo-fc` without the pacing fix) within the fidelity targets (±5 % for `unlimited` and `neqo`, with `neqo`'s peak window within ±15 %; ±10 % for `default`); `cargo run --release -- calibrate` shows every cell, the bench path too.\n",
+        "{}\nMeans over the sweep, simulated vs real:{means}. {ok} of the {all} mission-path cells (these four columns and `default` against `neqo-fc` without the pacing fix) within the fidelity targets (±5 % for `unlimited` and `neqo`, with `neqo`'s peak window within ±15 %; ±10 % for `default`); `cargo run --release -- calibrate` shows every cell, the bench path too, with ECN and without.\n",
         t.markdown()
     ))
 }

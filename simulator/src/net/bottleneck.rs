@@ -17,7 +17,10 @@
 //!   datagram in service plus `k` waiting.
 //! - With CoDel configured, the AQM decides at the instant the datagram would
 //!   start service (sojourn = start - arrival). A CoDel-dropped datagram
-//!   occupies the queue until then but consumes no link time.
+//!   occupies the queue until then but consumes no link time. A datagram
+//!   that is ECN-capable ([`Ecn::is_ecn_capable`]) is not dropped but
+//!   marked CE and served like any other (RFC 8289 §4.4; neqo's
+//!   test-fixture `Aqm::codel()` does the same at dequeue).
 //! - Arrivals must come in non-decreasing time. An earlier `at` is clamped to
 //!   the latest arrival seen (it cannot overtake datagrams already queued).
 
@@ -25,6 +28,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::codel::{Codel, CodelParams};
+use super::ecn::Ecn;
 use super::element::{DropReason, Element, Verdict};
 use crate::rng::Rng;
 use crate::time::{Time, serialization_time};
@@ -35,13 +39,16 @@ pub const DEFAULT_OVERHEAD_BYTES: u32 = 28;
 /// Counters of one bottleneck.
 ///
 /// Invariant: every datagram offered is counted in exactly one of
-/// `forwarded_packets`, `drops` or `codel_drops`.
+/// `forwarded_packets`, `drops` or `codel_drops`; `ce_marks` counts
+/// forwarded datagrams CoDel marked CE instead of dropping.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct BottleneckStats {
     /// Tail drops (queue full).
     pub drops: u64,
     /// CoDel drops.
     pub codel_drops: u64,
+    /// ECN-capable datagrams CoDel marked CE instead of dropping.
+    pub ce_marks: u64,
     /// Largest number of payload bytes waiting (not in service) at once.
     pub peak_queue_bytes: u64,
     /// Datagrams serialised onto the link.
@@ -163,8 +170,15 @@ impl Bottleneck {
         self.cached_ser
     }
 
-    /// Offers a datagram of `size` payload bytes arriving at `at`.
+    /// Offers a Not-ECT datagram of `size` payload bytes arriving at `at`.
     pub fn enqueue(&mut self, at: Time, size: u32) -> Verdict {
+        self.enqueue_ecn(at, size, Ecn::NotEct).0
+    }
+
+    /// Offers a datagram of `size` payload bytes arriving at `at` with ECN
+    /// codepoint `ecn`: returns the verdict and the codepoint it leaves
+    /// with (CE when CoDel marked it).
+    pub fn enqueue_ecn(&mut self, at: Time, size: u32, ecn: Ecn) -> (Verdict, Ecn) {
         let at = at.max(self.last_arrival);
         self.last_arrival = at;
         // Datagrams whose service started by `at` are no longer waiting.
@@ -180,24 +194,29 @@ impl Bottleneck {
         if must_wait {
             if self.queued_bytes + u64::from(size) > self.queue_bytes {
                 self.stats.drops += 1;
-                return Verdict::Drop(DropReason::QueueFull);
+                return (Verdict::Drop(DropReason::QueueFull), ecn);
             }
             self.waiting.push_back((start, size));
             self.queued_bytes += u64::from(size);
             self.stats.peak_queue_bytes = self.stats.peak_queue_bytes.max(self.queued_bytes);
         }
+        let mut ecn = ecn;
         if let Some(codel) = &mut self.codel
             && codel.should_drop(start, start - at)
         {
-            self.stats.codel_drops += 1;
-            return Verdict::Drop(DropReason::Codel);
+            if !ecn.is_ecn_capable() {
+                self.stats.codel_drops += 1;
+                return (Verdict::Drop(DropReason::Codel), ecn);
+            }
+            self.stats.ce_marks += 1;
+            ecn = Ecn::Ce;
         }
         let ser = self.ser_time(size);
         self.busy_until = start + ser;
         self.stats.forwarded_packets += 1;
         self.stats.forwarded_bytes += u64::from(size);
         self.stats.busy_time = self.stats.busy_time.saturating_add(ser);
-        Verdict::Forward(self.busy_until)
+        (Verdict::Forward(self.busy_until), ecn)
     }
 }
 
@@ -427,6 +446,46 @@ mod tests {
         }
         assert_eq!(aqm.stats().codel_drops, 102);
         assert!(!aqm.codel.as_ref().unwrap().is_dropping());
+    }
+
+    #[test]
+    fn codel_marks_ecn_capable_datagrams_instead_of_dropping() {
+        // The overload above, every datagram ECT(0): CoDel signals at the
+        // same first instant (nothing differs before it), but marks CE and
+        // serves every datagram, so all of them take link time.
+        let mut b = Bottleneck::new(100_000_000, 20_000_000).with_codel(CodelParams::default());
+        let mut marked = Vec::new();
+        for n in 0..OVERLOAD_N {
+            match b.enqueue_ecn(Time(n * 61_120), 1500, Ecn::Ect0) {
+                (Verdict::Forward(_), Ecn::Ce) => marked.push(n),
+                (Verdict::Forward(_), Ecn::Ect0) => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(marked[0], 901);
+        let s = b.stats();
+        assert_eq!(s.codel_drops, 0);
+        assert_eq!(s.ce_marks, marked.len() as u64);
+        assert!(s.ce_marks > 100, "{s:?}");
+        assert_eq!(s.forwarded_packets, OVERLOAD_N);
+        assert_eq!(s.busy_time, Duration::from_nanos(OVERLOAD_N * 122_240));
+        // A datagram already marked CE stays CE whether or not CoDel
+        // signals; a Not-ECT one is still dropped.
+        let t = Time(OVERLOAD_N * 61_120);
+        assert!(matches!(
+            b.enqueue_ecn(t, 1500, Ecn::Ce),
+            (Verdict::Forward(_), Ecn::Ce)
+        ));
+        let mut dropped = 0;
+        for n in 1..2_000 {
+            if let (Verdict::Drop(DropReason::Codel), Ecn::NotEct) =
+                b.enqueue_ecn(Time(t.0 + n * 61_120), 1500, Ecn::NotEct)
+            {
+                dropped += 1;
+            }
+        }
+        assert!(dropped > 0);
+        assert_eq!(b.stats().codel_drops, dropped);
     }
 
     #[test]

@@ -55,7 +55,8 @@ pub struct Codel {
     count: u32,
     /// `count` when the last dropping state began.
     lastcount: u32,
-    /// Packets this instance has told the queue to drop.
+    /// Packets this instance has told the queue to drop (or, when they
+    /// are ECN-capable, to mark CE).
     drops: u64,
 }
 
@@ -80,7 +81,7 @@ impl Codel {
         self.params
     }
 
-    /// Packets dropped so far.
+    /// Packets dropped (or marked CE) so far.
     #[must_use]
     pub fn drops(&self) -> u64 {
         self.drops

@@ -26,6 +26,7 @@ use super::bottleneck::{Bottleneck, DEFAULT_OVERHEAD_BYTES};
 use super::codel::CodelParams;
 use super::delay::Delay;
 use super::duplicate::Duplicate;
+use super::ecn::Ecn;
 use super::element::{DropReason, Element, Verdict};
 use super::jitter::Jitter;
 use super::loss::{GilbertElliott, LossError, RandomLoss};
@@ -69,6 +70,7 @@ pub struct PathConfig {
     /// Default 28 (IPv4 + UDP); neqo's bench uses 80.
     pub overhead_bytes: u32,
     /// Use CoDel (RFC 8289 defaults) at the bottleneck; ignored without one.
+    /// It drops Not-ECT datagrams and marks ECN-capable ones CE.
     pub codel: bool,
     /// One-way propagation delay.
     pub delay: Duration,
@@ -240,6 +242,9 @@ pub struct PathStats {
     pub dropped_loss: u64,
     /// CoDel drops at the bottleneck.
     pub dropped_codel: u64,
+    /// ECN-capable datagrams the bottleneck's CoDel marked CE (forwarded,
+    /// so also counted in `forwarded_packets`).
+    pub marked_ce: u64,
     /// Largest bottleneck queue (payload bytes waiting, not in service).
     pub peak_queue_bytes: u64,
     /// Datagrams that came out of the far end.
@@ -323,18 +328,26 @@ impl Path {
     /// path duplicated it, [`Path::take_duplicate`] then says when the copy
     /// arrives.
     pub fn send(&mut self, now: Time, size: u32, rng: &mut Rng) -> Verdict {
+        self.send_ecn(now, size, Ecn::NotEct, rng).0
+    }
+
+    /// [`Path::send`] for a datagram carrying ECN codepoint `ecn`: also
+    /// returns the codepoint it arrives with (CE if the bottleneck's CoDel
+    /// marked it on the way).
+    pub fn send_ecn(&mut self, now: Time, size: u32, ecn: Ecn, rng: &mut Rng) -> (Verdict, Ecn) {
         self.packets_in += 1;
         self.pending_copy = None;
         if let Some(loss) = &mut self.loss
             && loss.lose_at(Some(now), rng)
         {
-            return Verdict::Drop(DropReason::RandomLoss);
+            return (Verdict::Drop(DropReason::RandomLoss), ecn);
         }
         let mut t = now;
+        let mut ecn = ecn;
         if let Some(b) = &mut self.bottleneck {
-            match b.enqueue(t, size) {
-                Verdict::Forward(out) => t = out,
-                drop @ Verdict::Drop(_) => return drop,
+            match b.enqueue_ecn(t, size, ecn) {
+                (Verdict::Forward(out), e) => (t, ecn) = (out, e),
+                drop @ (Verdict::Drop(_), _) => return drop,
             }
         }
         t = self.delay.exit_time(t);
@@ -346,7 +359,7 @@ impl Path {
         }
         self.forwarded_packets += 1;
         self.forwarded_bytes += u64::from(size);
-        Verdict::Forward(t)
+        (Verdict::Forward(t), ecn)
     }
 
     /// When the copy of the datagram just sent arrives, if the path
@@ -371,6 +384,7 @@ impl Path {
             dropped_queue: b.drops,
             dropped_loss: self.loss.as_ref().map_or(0, RandomLoss::drops),
             dropped_codel: b.codel_drops,
+            marked_ce: b.ce_marks,
             peak_queue_bytes: b.peak_queue_bytes,
             forwarded_packets: self.forwarded_packets,
             forwarded_bytes: self.forwarded_bytes,

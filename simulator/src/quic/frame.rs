@@ -2,6 +2,7 @@
 //! (RFC 9000 §12.4, §19).
 
 use super::ack::AckRanges;
+use super::ecn_counts::EcnCounts;
 use super::varint::{DecodeError, Decoder, MAX_VARINT, encode_varint, varint_len};
 
 /// Frame type codes (RFC 9000 §12.4, Table 3).
@@ -48,6 +49,8 @@ pub enum Frame {
         ack_delay: u64,
         /// The acknowledged ranges.
         ranges: AckRanges,
+        /// ECN counts (type 0x03, §19.3.2); `None` for type 0x02.
+        ecn: Option<EcnCounts>,
     },
     /// RESET_STREAM (0x04, §19.4).
     ResetStream {
@@ -123,7 +126,8 @@ impl Frame {
         match self {
             Self::Padding { .. } => t::PADDING,
             Self::Ping => t::PING,
-            Self::Ack { .. } => t::ACK,
+            Self::Ack { ecn: None, .. } => t::ACK,
+            Self::Ack { ecn: Some(_), .. } => t::ACK_ECN,
             Self::ResetStream { .. } => t::RESET_STREAM,
             Self::Stream { offset, fin, .. } => {
                 let off = if *offset > 0 { t::STREAM_OFF } else { 0 };
@@ -160,7 +164,13 @@ impl Frame {
                 largest,
                 ack_delay,
                 ranges,
-            } => 1 + vl(*largest) + vl(*ack_delay) + ranges.encoded_len(),
+                ecn,
+            } => {
+                1 + vl(*largest)
+                    + vl(*ack_delay)
+                    + ranges.encoded_len()
+                    + ecn.as_ref().map_or(0, EcnCounts::encoded_len)
+            }
             Self::ResetStream {
                 stream_id,
                 error_code,
@@ -200,12 +210,16 @@ impl Frame {
                 largest,
                 ack_delay,
                 ranges,
+                ecn,
             } => {
                 debug_assert_eq!(*largest, ranges.largest());
                 encode_varint(ty, out);
                 encode_varint(*largest, out);
                 encode_varint(*ack_delay, out);
                 ranges.encode(out);
+                if let Some(counts) = ecn {
+                    counts.encode(out);
+                }
             }
             Self::ResetStream {
                 stream_id,
@@ -284,15 +298,16 @@ impl Frame {
                 let largest = dec.decode_varint()?;
                 let ack_delay = dec.decode_varint()?;
                 let ranges = AckRanges::decode(largest, dec)?;
-                if ty == t::ACK_ECN {
-                    for _ in 0..3 {
-                        dec.decode_varint()?; // ECT0, ECT1, ECN-CE counts
-                    }
-                }
+                let ecn = if ty == t::ACK_ECN {
+                    Some(EcnCounts::decode(dec)?)
+                } else {
+                    None
+                };
                 Self::Ack {
                     largest,
                     ack_delay,
                     ranges,
+                    ecn,
                 }
             }
             t::RESET_STREAM => Self::ResetStream {
@@ -416,6 +431,24 @@ mod tests {
             largest: ranges.largest(),
             ack_delay: 5,
             ranges,
+            ecn: None,
+        }
+    }
+
+    fn with_ecn(f: Frame, counts: EcnCounts) -> Frame {
+        match f {
+            Frame::Ack {
+                largest,
+                ack_delay,
+                ranges,
+                ..
+            } => Frame::Ack {
+                largest,
+                ack_delay,
+                ranges,
+                ecn: Some(counts),
+            },
+            f => f,
         }
     }
 
@@ -494,6 +527,18 @@ mod tests {
                 ack(&[(0, 3), (5, 6), (10, 20)]),
                 vec![0x02, 19, 5, 2, 9, 3, 0, 1, 2],
             ),
+            // ACK_ECN 0..=2, delay 5, ECT0 3, ECT1 0, CE 1.
+            (
+                with_ecn(
+                    ack(&[(0, 3)]),
+                    EcnCounts {
+                        ect0: 3,
+                        ect1: 0,
+                        ce: 1,
+                    },
+                ),
+                vec![0x03, 2, 5, 0, 2, 3, 0, 1],
+            ),
             (
                 Frame::ConnectionClose {
                     error_code: 0x03,
@@ -540,9 +585,16 @@ mod tests {
                 data: Some(b"hi".to_vec()),
             }]
         );
-        // ACK_ECN: counts read and dropped.
+        // ACK_ECN: the counts are kept (and ranges re-encode as type 0x03).
         let f = decode_frames(&[0x03, 7, 0, 0, 3, 1, 2, 3]).unwrap();
-        assert_eq!(f, [ack(&[(4, 8)]).clone_with_delay(0)]);
+        let counts = EcnCounts {
+            ect0: 1,
+            ect1: 2,
+            ce: 3,
+        };
+        assert_eq!(f, [with_ecn(ack(&[(4, 8)]).clone_with_delay(0), counts)]);
+        // Truncated counts are an error, not a frame without them.
+        assert!(decode_frames(&[0x03, 7, 0, 0, 3, 1, 2]).is_err());
         // Padding runs coalesce, around other frames too.
         let f = decode_frames(&[0, 0, 1, 0, 0, 0]).unwrap();
         assert_eq!(
@@ -559,11 +611,15 @@ mod tests {
         fn clone_with_delay(&self, d: u64) -> Frame {
             match self.clone() {
                 Frame::Ack {
-                    largest, ranges, ..
+                    largest,
+                    ranges,
+                    ecn,
+                    ..
                 } => Frame::Ack {
                     largest,
                     ack_delay: d,
                     ranges,
+                    ecn,
                 },
                 f => f,
             }

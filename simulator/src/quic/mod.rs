@@ -6,6 +6,7 @@
 
 pub mod ack;
 pub mod cc;
+pub mod ecn_counts;
 pub mod frame;
 pub mod pacer;
 pub mod ranges;
@@ -14,6 +15,7 @@ pub mod varint;
 
 pub use ack::AckRanges;
 pub use cc::{CcAlgorithm, CcState, CongestionControl, Cubic, NewReno};
+pub use ecn_counts::EcnCounts;
 pub use frame::{Frame, decode_frames};
 pub use pacer::{Pacer, Pacing};
 pub use ranges::RangeSet;

@@ -1,12 +1,14 @@
 //! Receive-side packet-number tracking and the ACK policy (RFC 9000
 //! §13.2): acknowledge every `ack_ratio`-th ack-eliciting packet, at the
 //! latest `max_ack_delay` after the first unacknowledged one, and at once
-//! when a packet arrives out of order.
+//! when a packet arrives out of order. ACKs carry ECN counts (§13.4.1)
+//! once a packet with an ECN codepoint has arrived.
 
 use std::time::Duration;
 
 use crate::{
-    quic::{ack::AckRanges, frame::Frame, ranges::RangeSet},
+    net::Ecn,
+    quic::{ack::AckRanges, ecn_counts::EcnCounts, frame::Frame, ranges::RangeSet},
     time::Time,
 };
 
@@ -30,6 +32,9 @@ pub struct AckState {
     new_since_ack: bool,
     ack_ratio: u32,
     max_ack_delay: Duration,
+    /// ECN counts of the packets processed; `None` until one arrives with
+    /// ECT or CE (ACKs then switch to type 0x03 for good).
+    ecn: Option<EcnCounts>,
 }
 
 impl AckState {
@@ -46,16 +51,21 @@ impl AckState {
             new_since_ack: false,
             ack_ratio: ack_ratio.max(1),
             max_ack_delay,
+            ecn: None,
         }
     }
 
-    /// Records packet `pn`. Returns false for a duplicate (already seen),
-    /// whose frames must be ignored.
-    pub fn on_packet(&mut self, now: Time, pn: u64, ack_eliciting: bool) -> bool {
+    /// Records packet `pn`, which arrived with ECN codepoint `ecn`.
+    /// Returns false for a duplicate (already seen), whose frames must be
+    /// ignored and which is not counted.
+    pub fn on_packet(&mut self, now: Time, pn: u64, ack_eliciting: bool, ecn: Ecn) -> bool {
         if self.received.contains(pn)
             || self.largest.is_some_and(|l| pn.saturating_add(HISTORY) < l)
         {
             return false;
+        }
+        if ecn != Ecn::NotEct {
+            self.ecn.get_or_insert_default().on_packet(ecn);
         }
         let in_order = match self.largest {
             None => pn == 0,
@@ -113,6 +123,45 @@ impl AckState {
             largest,
             ack_delay: delay_us >> ACK_DELAY_EXPONENT,
             ranges,
+            ecn: self.ecn,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(f: &Frame) -> Option<EcnCounts> {
+        match f {
+            Frame::Ack { ecn, .. } => *ecn,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn acks_carry_ecn_counts_once_an_ecn_packet_arrived() {
+        let mut a = AckState::new(2, Duration::from_millis(25));
+        assert!(a.on_packet(Time::ZERO, 0, true, Ecn::NotEct));
+        let ack = a.make_ack(Time::ZERO).unwrap();
+        assert_eq!(counts(&ack), None, "type 0x02 until ECN is seen");
+        assert!(a.on_packet(Time::ZERO, 1, true, Ecn::Ect0));
+        assert!(a.on_packet(Time::ZERO, 2, true, Ecn::Ce));
+        assert!(a.on_packet(Time::ZERO, 3, true, Ecn::NotEct));
+        // A duplicate is not counted again (RFC 9000 §13.4.1).
+        assert!(!a.on_packet(Time::ZERO, 2, true, Ecn::Ce));
+        let ack = a.make_ack(Time::ZERO).unwrap();
+        assert_eq!(
+            counts(&ack),
+            Some(EcnCounts {
+                ect0: 1,
+                ect1: 0,
+                ce: 1
+            })
+        );
+        // Counts are cumulative and stay on every later ACK.
+        assert!(a.on_packet(Time::ZERO, 4, true, Ecn::NotEct));
+        let ack = a.make_ack(Time::ZERO).unwrap();
+        assert_eq!(counts(&ack).map(|c| c.ce), Some(1));
     }
 }

@@ -34,6 +34,7 @@ use super::{
     tracer::Tracer,
 };
 use crate::{
+    net::Ecn,
     quic::{cc::CcAlgorithm, frame::Frame, pacer::Pacing},
     scenario::Hostile,
     time::Time,
@@ -55,6 +56,9 @@ pub struct ConnConfig {
     pub pacing: Pacing,
     /// Per-stream send buffer ([`crate::scenario::TransportOptions::send_buffer`]).
     pub send_buffer: Option<u64>,
+    /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
+    /// ([`crate::scenario::TransportOptions::ecn`]).
+    pub ecn: bool,
     /// Flow-control settings (ours; the peer uses the same initial limits).
     pub fc: ValidConfig,
     /// Receive-window tuner.
@@ -241,7 +245,7 @@ impl Connection {
             }
         };
         let eliciting = frames.iter().any(Frame::is_ack_eliciting);
-        if !self.acks.on_packet(now, pkt.pn, eliciting) {
+        if !self.acks.on_packet(now, pkt.pn, eliciting, pkt.ecn) {
             frames.clear();
             return frames;
         }
@@ -273,8 +277,16 @@ impl Connection {
                 largest,
                 ack_delay,
                 ranges,
+                ecn,
             } => {
-                let out = self.recovery.on_ack(now, largest, ack_delay, &ranges);
+                // CE counts matter only to a sender that marked its packets
+                // ECT (RFC 9000 §13.4.2 validation is taken to succeed).
+                let ecn = ecn.filter(|_| self.cfg.ecn);
+                let ecn_events = self.recovery.stats.ecn_events;
+                let out = self.recovery.on_ack(now, largest, ack_delay, &ranges, ecn);
+                if self.recovery.stats.ecn_events > ecn_events {
+                    self.tracer.cc_state_by(now, self.recovery.cc.state(), true);
+                }
                 for p in out.acked.iter().chain(&out.spurious) {
                     self.on_acked(p);
                 }
@@ -568,7 +580,10 @@ impl Connection {
         let pn = self.next_pn;
         self.next_pn += 1;
         let traced = self.tracer.sent_frames(pn, &frames);
-        let pkt = Packet::new(pn, frames, self.cfg.verify);
+        let mut pkt = Packet::new(pn, frames, self.cfg.verify);
+        if self.cfg.ecn {
+            pkt.ecn = Ecn::Ect0;
+        }
         if let Some(frames) = traced {
             let size = pkt.size;
             self.tracer

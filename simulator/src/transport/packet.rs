@@ -1,6 +1,9 @@
 //! A packet in flight between the endpoints.
 
-use crate::quic::frame::{Frame, decode_frames};
+use crate::{
+    net::Ecn,
+    quic::frame::{Frame, decode_frames},
+};
 
 use super::PACKET_OVERHEAD;
 
@@ -18,6 +21,9 @@ pub struct Packet {
     pub frames: Vec<Frame>,
     /// Encoded frames, in verify mode.
     pub wire: Option<Vec<u8>>,
+    /// The ECN codepoint of its IP header: set by the sender, changed to
+    /// CE by a marking queue on the way.
+    pub ecn: Ecn,
 }
 
 impl Packet {
@@ -38,6 +44,7 @@ impl Packet {
                 size,
                 frames: Vec::new(),
                 wire: Some(wire),
+                ecn: Ecn::NotEct,
             }
         } else {
             Self {
@@ -45,6 +52,7 @@ impl Packet {
                 size,
                 frames,
                 wire: None,
+                ecn: Ecn::NotEct,
             }
         }
     }

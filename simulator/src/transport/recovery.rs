@@ -8,6 +8,7 @@ use crate::{
     quic::{
         ack::AckRanges,
         cc::{CcAlgorithm, CcState, CongestionControl},
+        ecn_counts::EcnCounts,
         pacer::{Pacer, Pacing},
         rtt::RttEstimator,
     },
@@ -130,6 +131,9 @@ pub struct RecoveryStats {
     pub undone_events: u64,
     /// Times persistent congestion collapsed the window (RFC 9002 §7.6).
     pub persistent_congestion: u64,
+    /// Congestion events started by a rise in the peer's ECN-CE count
+    /// (RFC 9002 §7.1, Appendix B.7).
+    pub ecn_events: u64,
 }
 
 /// Loss recovery state.
@@ -170,6 +174,9 @@ pub struct Recovery {
     event: Option<UndoableEvent>,
     /// When the first RTT sample was taken (RFC 9002 §7.6.2).
     first_rtt_sample: Option<Time>,
+    /// The largest ECN-CE count the peer has reported
+    /// (`ecn_ce_counters`, RFC 9002 Appendix B.7).
+    ecn_ce_counter: u64,
     /// Counters; they only ever grow.
     pub stats: RecoveryStats,
 }
@@ -203,6 +210,7 @@ impl Recovery {
             events: 0,
             event: None,
             first_rtt_sample: None,
+            ecn_ce_counter: 0,
             stats: RecoveryStats::default(),
         }
     }
@@ -311,13 +319,15 @@ impl Recovery {
         }
     }
 
-    /// Processes an ACK frame (RFC 9002 §A.7).
+    /// Processes an ACK frame (RFC 9002 §A.7), with its ECN counts when it
+    /// carried them and the sender marks its packets ECT.
     pub fn on_ack(
         &mut self,
         now: Time,
         largest: u64,
         ack_delay: u64,
         ranges: &AckRanges,
+        ecn: Option<EcnCounts>,
     ) -> AckOutcome {
         let mut out = AckOutcome::default();
         if largest >= self.sent.end() {
@@ -371,9 +381,27 @@ impl Recovery {
                 );
             }
         }
+        if let (Some(counts), Some(first)) = (ecn, out.acked.first()) {
+            self.process_ecn(now, counts, first.time_sent);
+        }
         self.pto_count = 0;
         out.lost = self.detect_lost(now);
         out
+    }
+
+    /// RFC 9002 Appendix B.7 ProcessECN: a CE count above the largest seen
+    /// starts a congestion event dated by `largest_acked_sent`, the send
+    /// time of the largest newly acknowledged packet (one reduction per
+    /// recovery period, like a loss; nothing to retransmit and nothing to
+    /// undo).
+    fn process_ecn(&mut self, now: Time, counts: EcnCounts, largest_acked_sent: Time) {
+        if counts.ce <= self.ecn_ce_counter {
+            return;
+        }
+        self.ecn_ce_counter = counts.ce;
+        if self.cc.on_ecn_ce(now, largest_acked_sent) {
+            self.stats.ecn_events += 1;
+        }
     }
 
     /// Sets an RTT sample taken outside packet exchange (the handshake's,
@@ -652,7 +680,7 @@ mod tests {
 
     fn ack(r: &mut Recovery, at: Time, pairs: &[(u64, u64)]) -> AckOutcome {
         let ranges = AckRanges::from_pairs(pairs.to_vec()).unwrap();
-        r.on_ack(at, ranges.largest(), 0, &ranges)
+        r.on_ack(at, ranges.largest(), 0, &ranges, None)
     }
 
     fn pns(v: &[(SentPacket, LossTrigger)]) -> Vec<(u64, LossTrigger)> {
@@ -698,6 +726,55 @@ mod tests {
         let out = ack(&mut r, ms(110), &[(10, 7)]);
         assert!(out.lost.is_empty());
         assert_eq!(r.cc.cwnd(), 22_800);
+    }
+
+    fn ack_ecn(r: &mut Recovery, at: Time, pairs: &[(u64, u64)], ce: u64) -> AckOutcome {
+        let ranges = AckRanges::from_pairs(pairs.to_vec()).unwrap();
+        let counts = EcnCounts {
+            ect0: 0,
+            ect1: 0,
+            ce,
+        };
+        r.on_ack(at, ranges.largest(), 0, &ranges, Some(counts))
+    }
+
+    #[test]
+    fn a_rising_ce_count_is_one_congestion_event_per_recovery_period() {
+        let mut r = recovery();
+        for pn in 0..10 {
+            send(&mut r, pn, ms(pn));
+        }
+        // No CE yet: slow start grows 12 000 by 3 × 1200.
+        let out = ack_ecn(&mut r, ms(102), &[(2, 0)], 0);
+        assert_eq!(out.acked.len(), 3);
+        assert_eq!(r.cc.cwnd(), 15_600);
+        assert_eq!(r.stats.ecn_events, 0);
+        // Two marks reported: one event, × 0.85 after this ACK's growth
+        // (B.7 runs after the acked packets are processed), nothing lost.
+        let out = ack_ecn(&mut r, ms(104), &[(4, 0)], 2);
+        assert!(out.lost.is_empty());
+        assert_eq!(r.cc.cwnd(), (15_600 + 2 * 1200) * 85 / 100);
+        assert_eq!(r.stats.ecn_events, 1);
+        assert_eq!(r.cc.state(), CcState::Recovery);
+        // The same count again, or a higher one for packets sent before the
+        // event: no new event.
+        ack_ecn(&mut r, ms(105), &[(5, 0)], 2);
+        ack_ecn(&mut r, ms(106), &[(6, 0)], 3);
+        assert_eq!(r.stats.ecn_events, 1);
+        assert_eq!(r.cc.cwnd(), 15_300);
+        // A mark on a packet sent after the event starts a new one.
+        send(&mut r, 10, ms(200));
+        ack_ecn(&mut r, ms(300), &[(10, 0)], 4);
+        assert_eq!(r.stats.ecn_events, 2);
+        // (CUBIC may first grow the window a little on this ACK.)
+        let cwnd = r.cc.cwnd();
+        assert!((15_300 * 85 / 100..15_300).contains(&cwnd), "{cwnd}");
+        assert_eq!(r.cc.ssthresh(), cwnd);
+        // An ACK without counts (or the peer's stale count) changes nothing.
+        send(&mut r, 11, ms(301));
+        ack(&mut r, ms(400), &[(11, 0)]);
+        ack_ecn(&mut r, ms(401), &[(11, 0)], 1);
+        assert_eq!(r.stats.ecn_events, 2);
     }
 
     #[test]

@@ -144,6 +144,7 @@ impl Simulation {
             max_ack_delay: s.transport.max_ack_delay,
             pacing: s.transport.pacing,
             send_buffer: s.transport.send_buffer,
+            ecn: s.transport.ecn,
             fc,
             tuner: s.tuner.clone(),
             cc: s.cc,
@@ -259,12 +260,14 @@ impl Simulation {
         let mut pool = std::mem::take(&mut self.pool);
         self.conn(who).output(now, &mut out, &mut pool);
         self.pool = pool;
-        for pkt in out.drain(..) {
+        for mut pkt in out.drain(..) {
             let (path, to) = match who {
                 Endpoint::Server => (&mut self.forward, Endpoint::Client),
                 Endpoint::Client => (&mut self.reverse, Endpoint::Server),
             };
-            if let Verdict::Forward(at) = path.send(now, pkt.size, &mut self.rng) {
+            let (verdict, ecn) = path.send_ecn(now, pkt.size, pkt.ecn, &mut self.rng);
+            if let Verdict::Forward(at) = verdict {
+                pkt.ecn = ecn;
                 if let Some(copy_at) = path.take_duplicate() {
                     let slot = self.slab.insert(pkt.clone());
                     self.queue.push(copy_at, Event::Deliver { to, slot });
@@ -508,6 +511,8 @@ impl Simulation {
             spurious_losses: s.recovery.stats.spurious_losses,
             undone_congestion_events: s.recovery.stats.undone_events,
             persistent_congestion: s.recovery.stats.persistent_congestion,
+            ce_marks: fwd.marked_ce + rev.marked_ce,
+            ecn_congestion_events: s.recovery.stats.ecn_events,
             packet_threshold: s.recovery.packet_threshold(),
             fc_blocked: s.stats.fc_blocked,
             fc_link_idle: self.fc_link_idle,

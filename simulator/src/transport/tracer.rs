@@ -198,6 +198,7 @@ impl Tracer {
                     largest,
                     ack_delay,
                     ranges,
+                    ecn,
                 } if self.level == TraceLevel::Core => {
                     let mut kept = RangeSet::default();
                     for r in ranges.iter() {
@@ -210,6 +211,7 @@ impl Tracer {
                             largest: (*largest).min(ranges.largest()),
                             ack_delay: *ack_delay,
                             ranges,
+                            ecn: *ecn,
                         }
                     })
                 }
@@ -221,10 +223,22 @@ impl Tracer {
     /// The congestion controller is in `state`: records the change, if it
     /// is one.
     pub fn cc_state(&mut self, now: Time, state: CcState) {
+        self.cc_state_by(now, state, false);
+    }
+
+    /// [`Tracer::cc_state`], saying whether an ECN-CE report caused it.
+    pub fn cc_state_by(&mut self, now: Time, state: CcState, ecn: bool) {
         if state != self.cc_state {
             let old = self.cc_state;
             self.cc_state = state;
-            self.record(now, TraceEvent::CongestionStateUpdated { old, new: state });
+            self.record(
+                now,
+                TraceEvent::CongestionStateUpdated {
+                    old,
+                    new: state,
+                    ecn,
+                },
+            );
         }
     }
 
@@ -252,6 +266,7 @@ mod tests {
             largest: pairs[0].0,
             ack_delay: 0,
             ranges: AckRanges::from_pairs(pairs).unwrap(),
+            ecn: None,
         }
     }
 

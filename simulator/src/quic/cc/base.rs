@@ -20,9 +20,10 @@ pub(super) trait Algorithm: std::fmt::Debug {
     /// An acknowledgement of `bytes`, which [`CcBase::on_ack`] classified
     /// as `growth`, at `now`.
     fn on_ack(&mut self, growth: AckGrowth, now: Time, bytes: u64, rtt: &RttEstimator);
-    /// A congestion event started at `now`: keep what an undo restores,
-    /// then reduce the window ([`CcBase::reduce_to`]).
-    fn on_congestion_event(&mut self, now: Time);
+    /// A congestion event started at `now` (`ecn`: signalled by ECN-CE
+    /// marks, not losses): keep what an undo restores, then reduce the
+    /// window ([`CcBase::reduce_to`]).
+    fn on_congestion_event(&mut self, now: Time, ecn: bool);
     /// [`CcBase::undo`] undid the latest congestion event: restore the
     /// algorithm's state from before it.
     fn on_undo(&mut self);
@@ -71,7 +72,15 @@ impl<A: Algorithm> CongestionControl for A {
         {
             return false;
         }
-        self.on_congestion_event(now);
+        self.on_congestion_event(now, false);
+        true
+    }
+
+    fn on_ecn_ce(&mut self, now: Time, largest_acked_sent_time: Time) -> bool {
+        if !self.base_mut().on_ce(now, largest_acked_sent_time) {
+            return false;
+        }
+        self.on_congestion_event(now, true);
         true
     }
 
@@ -216,6 +225,22 @@ impl CcBase {
             ssthresh: self.ssthresh,
             recovery_start: self.recovery_start,
         });
+        self.recovery_start = Some(now);
+        self.in_recovery = true;
+        self.app_limited = false;
+        true
+    }
+
+    /// Appendix B.7: an ECN-CE report starts a new recovery period unless
+    /// the packet it dates from (sent at `sent_time`) belongs to the
+    /// current one. Unlike a loss it removes nothing from flight, and it
+    /// leaves the undo state of the latest loss event as it is (as neqo
+    /// does: only a loss saves state to undo). Returns true if a new
+    /// recovery period starts.
+    pub fn on_ce(&mut self, now: Time, sent_time: Time) -> bool {
+        if self.sent_before_recovery(sent_time) {
+            return false;
+        }
         self.recovery_start = Some(now);
         self.in_recovery = true;
         self.app_limited = false;

@@ -90,6 +90,13 @@ pub trait CongestionControl: std::fmt::Debug {
     /// [`CongestionControl::undo_congestion_event`].
     fn on_packets_lost(&mut self, now: Time, largest_lost_sent_time: Time, lost_bytes: u64)
     -> bool;
+    /// The peer reported more ECN-CE marks (RFC 9002 Appendix B.7); the
+    /// largest packet the ACK newly acknowledged was sent at
+    /// `largest_acked_sent_time`. Starts a congestion event unless that
+    /// packet was sent before the current recovery period began; removes
+    /// nothing from flight and keeps no undo state of its own (a CE mark
+    /// is never spurious). Returns true if a congestion event started.
+    fn on_ecn_ce(&mut self, now: Time, largest_acked_sent_time: Time) -> bool;
     /// The latest congestion event proved spurious (every packet it was
     /// blamed on was acknowledged after all): restore the window and the
     /// algorithm's state from just before it, never shrinking cwnd or

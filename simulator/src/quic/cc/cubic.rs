@@ -176,7 +176,7 @@ impl Algorithm for Cubic {
         }
     }
 
-    fn on_congestion_event(&mut self, _now: Time) {
+    fn on_congestion_event(&mut self, _now: Time, ecn: bool) {
         self.undo = Some(CubicUndo {
             w_max: self.w_max,
             cwnd_prior: self.cwnd_prior,
@@ -195,8 +195,10 @@ impl Algorithm for Cubic {
             cwnd
         };
         self.cwnd_prior = cwnd;
-        // β = 0.7 exactly in integer bytes.
-        self.base.reduce_to(self.base.cwnd * 7 / 10);
+        // β = 0.7 exactly in integer bytes; 0.85 for an ECN-CE signal
+        // (RFC 8511 §3.1, "Alternative Backoff with ECN", as neqo does).
+        let (num, den) = if ecn { (85, 100) } else { (7, 10) };
+        self.base.reduce_to(self.base.cwnd * num / den);
         self.alpha = ALPHA_CUBIC;
         self.epoch_start = None;
         self.app_limited_since = None;
@@ -292,6 +294,29 @@ mod tests {
         assert_eq!(cc.w_max, 100.0);
         assert_eq!(cc.cwnd_prior, 100.0);
         assert_eq!(cc.state(), CcState::Recovery);
+    }
+
+    #[test]
+    fn ecn_ce_backs_off_to_0_85_once_per_recovery_period() {
+        let mut cc = Cubic::new(MDS);
+        cc.base.cwnd = 100 * MDS;
+        cc.on_packet_sent(ms(900), MDS);
+        assert!(cc.on_ecn_ce(ms(1000), ms(900)));
+        // RFC 8511 §3.1: β_ecn = 0.85; nothing left flight.
+        assert_eq!(cc.cwnd(), 85 * MDS);
+        assert_eq!(cc.ssthresh(), 85 * MDS);
+        assert_eq!(cc.bytes_in_flight(), MDS);
+        assert_eq!(cc.w_max, 100.0);
+        assert_eq!(cc.state(), CcState::Recovery);
+        // A mark on a packet sent before the event starts none.
+        assert!(!cc.on_ecn_ce(ms(1001), ms(950)));
+        assert_eq!(cc.cwnd(), 85 * MDS);
+        // One sent after it does; fast convergence lowers W_max below it.
+        assert!(cc.on_ecn_ce(ms(2000), ms(1500)));
+        assert_eq!(cc.cwnd(), 85 * 85 * MDS / 100);
+        assert_eq!(cc.w_max, 85.0 * (1.0 + BETA_CUBIC) / 2.0);
+        // A CE mark keeps no undo state of its own.
+        assert!(!cc.undo_congestion_event());
     }
 
     #[test]

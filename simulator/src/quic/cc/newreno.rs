@@ -53,7 +53,8 @@ impl Algorithm for NewReno {
         }
     }
 
-    fn on_congestion_event(&mut self, _now: Time) {
+    fn on_congestion_event(&mut self, _now: Time, _ecn: bool) {
+        // RFC 9002 §7.3.2 halves the window for either signal (neqo too).
         self.undo_ca_acked = self.ca_acked;
         self.base.reduce_to(self.base.cwnd / 2);
         self.ca_acked = 0;
@@ -153,6 +154,17 @@ mod tests {
         assert_eq!(cc.state(), CcState::CongestionAvoidance);
         assert_eq!(cc.bytes_in_flight(), 0);
         assert!(!cc.undo_congestion_event());
+    }
+
+    #[test]
+    fn ecn_ce_halves_like_a_loss_without_touching_flight() {
+        let mut cc = NewReno::new(MDS);
+        cc.on_packet_sent(ms(0), MDS);
+        assert!(cc.on_ecn_ce(ms(10), ms(0)));
+        assert_eq!(cc.cwnd(), 6000);
+        assert_eq!(cc.bytes_in_flight(), MDS);
+        assert!(!cc.on_ecn_ce(ms(11), ms(5)));
+        assert_eq!(cc.cwnd(), 6000);
     }
 
     #[test]
