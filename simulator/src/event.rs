@@ -2,12 +2,15 @@
 //!
 //! [`EventQueue`] pops events in time order; events scheduled for the same
 //! instant pop in the order they were pushed (FIFO), which makes a run's event
-//! order a pure function of its inputs. [`EventHash`] folds whatever a run
+//! order a pure function of its inputs. Most of a run's events are
+//! deliveries that leave one path direction in the order they entered it;
+//! [`EventQueue::push_in_lane`] keeps those in a FIFO lane (O(1) instead of
+//! a heap's O(log n)) without changing the order anything pops in. [`EventHash`] folds whatever a run
 //! chooses to record (times, ids, sizes) into one 64-bit value, so determinism
 //! tests can compare two runs cheaply.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::Time;
 
@@ -40,13 +43,20 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// FIFO lanes an [`EventQueue`] has besides its heap.
+pub const LANES: usize = 2;
+
 /// A priority queue of events keyed by `(Time, insertion sequence number)`.
 ///
 /// Invariant: `pop` returns events in non-decreasing time; ties pop in push
 /// order. Sequence numbers are unique per queue (a `u64` counter never wraps
-/// in practice: 2^64 pushes). A push allocates only when the heap grows.
+/// in practice: 2^64 pushes). Each lane holds entries in increasing
+/// `(at, seq)` order, so the earliest entry is the least of the heap's top
+/// and the lanes' fronts. A push allocates only when the heap or a lane
+/// grows.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    lanes: [VecDeque<Entry<E>>; LANES],
     next_seq: u64,
 }
 
@@ -56,6 +66,7 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         Self {
             heap: BinaryHeap::new(),
+            lanes: std::array::from_fn(|_| VecDeque::new()),
             next_seq: 0,
         }
     }
@@ -65,39 +76,86 @@ impl<E> EventQueue<E> {
     pub fn with_capacity(n: usize) -> Self {
         Self {
             heap: BinaryHeap::with_capacity(n),
+            lanes: std::array::from_fn(|_| VecDeque::with_capacity(n)),
             next_seq: 0,
         }
+    }
+
+    fn entry(&mut self, at: Time, ev: E) -> Entry<E> {
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        Entry { at, seq, ev }
     }
 
     /// Schedules `ev` at `at`; it pops after every event already queued for
     /// the same instant.
     pub fn push(&mut self, at: Time, ev: E) {
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
-        self.heap.push(Entry { at, seq, ev });
+        let e = self.entry(at, ev);
+        self.heap.push(e);
+    }
+
+    /// [`EventQueue::push`] for events that mostly come in time order, such
+    /// as deliveries from one FIFO path: kept in lane `lane` (`< LANES`)
+    /// when not earlier than the lane's last event, else in the heap. The
+    /// order events pop in is the same either way.
+    ///
+    /// # Panics
+    /// If `lane >= LANES`.
+    pub fn push_in_lane(&mut self, lane: usize, at: Time, ev: E) {
+        let e = self.entry(at, ev);
+        let l = &mut self.lanes[lane];
+        if l.back().is_none_or(|b| b.at <= at) {
+            l.push_back(e);
+        } else {
+            self.heap.push(e);
+        }
+    }
+
+    /// Where the earliest event is: `Some(lane)`, or `None` for the heap
+    /// (also when the queue is empty).
+    fn earliest(&self) -> Option<usize> {
+        // `Entry`'s order is reversed (max-heap): greater = earlier.
+        let mut best = self.heap.peek();
+        let mut at = None;
+        for (i, l) in self.lanes.iter().enumerate() {
+            if let Some(f) = l.front()
+                && best.is_none_or(|b| f > b)
+            {
+                best = Some(f);
+                at = Some(i);
+            }
+        }
+        at
     }
 
     /// Removes and returns the earliest event (FIFO among equal times).
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.at, e.ev))
+        let e = match self.earliest() {
+            Some(lane) => self.lanes[lane].pop_front(),
+            None => self.heap.pop(),
+        };
+        e.map(|e| (e.at, e.ev))
     }
 
     /// The time of the event `pop` would return next.
     #[must_use]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at)
+        match self.earliest() {
+            Some(lane) => self.lanes[lane].front().map(|e| e.at),
+            None => self.heap.peek().map(|e| e.at),
+        }
     }
 
     /// Number of queued events.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     /// `true` when no event is queued.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -110,7 +168,7 @@ impl<E> Default for EventQueue<E> {
 impl<E> std::fmt::Debug for EventQueue<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventQueue")
-            .field("len", &self.heap.len())
+            .field("len", &self.len())
             .field("next_time", &self.peek_time())
             .field("pushed", &self.next_seq)
             .finish()
@@ -223,6 +281,51 @@ mod tests {
         reference.sort_by_key(|&(t, _)| t); // stable: keeps push order on ties
         let popped: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(popped, reference);
+    }
+
+    /// Lanes change nothing about the order: random pushes spread over the
+    /// heap and both lanes (mostly in order, some not) pop exactly as a
+    /// stable sort of all of them, interleaved with pops.
+    #[test]
+    fn lanes_pop_as_one_stable_order() {
+        let mut rng = Rng::new(5);
+        let mut q = EventQueue::with_capacity(8);
+        let mut plain = EventQueue::new();
+        let mut last = [0u64; LANES];
+        let mut now = 0;
+        let mut got = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..20_000u32 {
+            let lane = rng.below(4) as usize; // 0, 1: lanes; 2, 3: heap
+            let t = if lane < LANES && rng.below(10) > 0 {
+                // In order for the lane, often tied.
+                last[lane] = last[lane].max(now) + rng.below(3);
+                last[lane]
+            } else {
+                now + rng.below(50)
+            };
+            if lane < LANES {
+                q.push_in_lane(lane, Time(t), i);
+            } else {
+                q.push(Time(t), i);
+            }
+            plain.push(Time(t), i);
+            assert_eq!(q.len(), plain.len());
+            assert_eq!(q.peek_time(), plain.peek_time());
+            if rng.below(3) == 0 {
+                let (a, b) = (q.pop(), plain.pop());
+                now = a.map_or(now, |(t, _)| t.0);
+                got.push(a);
+                want.push(b);
+            }
+        }
+        while !plain.is_empty() {
+            got.push(q.pop());
+            want.push(plain.pop());
+        }
+        assert_eq!(got, want);
+        assert!(q.is_empty());
+        assert_eq!(q.pop(), None);
     }
 
     #[test]

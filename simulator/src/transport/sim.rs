@@ -108,6 +108,8 @@ pub struct Simulation {
     events: u64,
     out: Vec<Packet>,
     slab: Slab,
+    /// Emptied frame vectors of delivered packets, reused for new ones
+    /// (at most [`POOL_MAX`]).
     pool: Vec<Vec<crate::quic::frame::Frame>>,
     stall: Option<crate::scenario::Stall>,
     /// (time, unstalled bytes read) at the stall's start and end.
@@ -124,11 +126,21 @@ pub struct Simulation {
     fc_link_idle: Duration,
 }
 
+/// Most emptied frame vectors kept for reuse: about a gigabit BDP of
+/// packets, so a window's worth of packets in flight comes back to the pool
+/// instead of to the allocator (64 was drained by every burst).
+const POOL_MAX: usize = 8192;
+
 fn slot(e: Endpoint) -> usize {
     match e {
         Endpoint::Client => 0,
         Endpoint::Server => 1,
     }
+}
+
+/// The event-queue lane of deliveries to `to`: one per path direction.
+fn lane(to: Endpoint) -> usize {
+    slot(to)
 }
 
 impl Simulation {
@@ -273,7 +285,10 @@ impl Simulation {
                     self.queue.push(copy_at, Event::Deliver { to, slot });
                 }
                 let slot = self.slab.insert(pkt);
-                self.queue.push(at, Event::Deliver { to, slot });
+                // A path direction delivers in the order it was entered
+                // (unless jitter reorders): one FIFO lane per direction.
+                self.queue
+                    .push_in_lane(lane(to), at, Event::Deliver { to, slot });
             }
         }
         self.out = out;
@@ -349,7 +364,7 @@ impl Simulation {
                     let pkt = self.slab.take(i);
                     self.hash.mix(pkt.pn << 1 | slot(to) as u64);
                     let frames = self.conn(to).on_packet(now, pkt);
-                    if frames.capacity() > 0 && self.pool.len() < 64 {
+                    if frames.capacity() > 0 && self.pool.len() < POOL_MAX {
                         self.pool.push(frames);
                     }
                     to
