@@ -312,10 +312,17 @@ fn key(run: &RealRun) -> PathKey {
 }
 
 /// The simulated (strategy, transport) combinations for `run`'s path, in
-/// table order.
-fn sim_runs(base: TransportChoice, run: &RealRun) -> Vec<(TunerSpec, TransportChoice)> {
+/// table order: those of the pairs whose real variant is in `variants`.
+fn sim_runs(
+    base: TransportChoice,
+    run: &RealRun,
+    variants: &[&str],
+) -> Vec<(TunerSpec, TransportChoice)> {
     let mut t: Vec<(TunerSpec, TransportChoice)> = Vec::new();
-    for (s, _, patched) in PAIRS {
+    for (s, variant, patched) in PAIRS {
+        if !variants.contains(&variant) {
+            continue;
+        }
         let run = (s, run_transport(base, patched, run));
         if !t.contains(&run) {
             t.push(run);
@@ -325,17 +332,19 @@ fn sim_runs(base: TransportChoice, run: &RealRun) -> Vec<(TunerSpec, TransportCh
 }
 
 /// The simulated runs `real` calls for: each path (with and without ECN)
-/// once per strategy and transport, in path order.
+/// once per strategy and transport that a real variant on it needs, in
+/// path order.
 #[must_use]
 pub fn specs(real: &RealResults, transport: TransportChoice) -> Vec<RunSpec> {
-    let mut paths: BTreeMap<PathKey, &RealRun> = BTreeMap::new();
+    let mut paths: BTreeMap<PathKey, (&RealRun, Vec<&str>)> = BTreeMap::new();
     for r in &real.runs {
-        paths.entry(key(r)).or_insert(r);
+        let (_, variants) = paths.entry(key(r)).or_insert((r, Vec::new()));
+        variants.push(&r.variant);
     }
     let mut out = Vec::new();
-    for run in paths.values() {
+    for (run, variants) in paths.values() {
         let path = path_of(run);
-        for (tuner, transport) in sim_runs(transport, run) {
+        for (tuner, transport) in sim_runs(transport, run, variants) {
             let workload = WorkloadSpec {
                 name: "bulk".to_owned(),
                 kind: WorkloadKind::Bulk { bytes: run.bytes },

@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use fc_lab::{
-    calibrate::{Calibration, RealResults, calibrate},
+    calibrate::{Calibration, RealResults, calibrate, specs},
     transport::{Preset, TransportChoice},
 };
 
@@ -141,6 +141,9 @@ fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
 fn bench_with_ecn_agrees_on_the_mean_and_on_how_rarely_codel_marks() {
     let mut real = RealResults::recorded().expect("the committed results parse");
     real.runs.retain(|r| r.ecn && r.variant == "unlimited");
+    // Only the strategy a real variant needs is simulated: one run per RTT.
+    let neqo = TransportChoice::preset(Preset::Neqo);
+    assert_eq!(specs(&real, neqo).len(), 7);
     let c = calibrate(
         &real,
         "recorded, bench path with ECN",
