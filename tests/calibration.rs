@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use fc_lab::{
-    calibrate::{Calibration, RealResults, calibrate, specs},
+    calibrate::{Calibration, RealResults, RealRun, calibrate, specs},
     transport::{Preset, TransportChoice},
 };
 
@@ -17,22 +17,26 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
+/// The committed real runs that `keep` selects, calibrated on the `neqo`
+/// transport model (every cell printed to stderr).
+fn calibrated(keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
+    let mut real = RealResults::recorded().expect("the committed results parse");
+    real.runs.retain(keep);
+    let c = calibrate(
+        &real,
+        source,
+        TransportChoice::preset(Preset::Neqo),
+        threads(),
+        &|_| {},
+    );
+    eprintln!("{}", c.render());
+    c
+}
+
 /// The mission path only (1-BDP tail drop, every RTT), once per binary.
 fn mission() -> &'static Calibration {
     static C: OnceLock<Calibration> = OnceLock::new();
-    C.get_or_init(|| {
-        let mut real = RealResults::recorded().expect("the committed results parse");
-        real.runs.retain(|r| r.path == "mission");
-        let c = calibrate(
-            &real,
-            "recorded, mission path",
-            TransportChoice::preset(Preset::Neqo),
-            threads(),
-            &|_| {},
-        );
-        eprintln!("{}", c.render());
-        c
-    })
+    C.get_or_init(|| calibrated(|r| r.path == "mission", "recorded, mission path"))
 }
 
 fn rows<'a>(c: &'a Calibration, sim: &str, real: &str) -> Vec<&'a fc_lab::calibrate::Row> {
@@ -139,19 +143,12 @@ fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
 /// interval has passed, so losses drive CUBIC in both).
 #[test]
 fn bench_with_ecn_agrees_on_the_mean_and_on_how_rarely_codel_marks() {
-    let mut real = RealResults::recorded().expect("the committed results parse");
-    real.runs.retain(|r| r.ecn && r.variant == "unlimited");
+    let keep = |r: &RealRun| r.ecn && r.variant == "unlimited";
     // Only the strategy a real variant needs is simulated: one run per RTT.
-    let neqo = TransportChoice::preset(Preset::Neqo);
-    assert_eq!(specs(&real, neqo).len(), 7);
-    let c = calibrate(
-        &real,
-        "recorded, bench path with ECN",
-        TransportChoice::preset(Preset::Neqo),
-        threads(),
-        &|_| {},
-    );
-    eprintln!("{}", c.render());
+    let mut real = RealResults::recorded().expect("the committed results parse");
+    real.runs.retain(keep);
+    assert_eq!(specs(&real, TransportChoice::preset(Preset::Neqo)).len(), 7);
+    let c = calibrated(keep, "recorded, bench path with ECN");
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     let rows = rows(&c, "unlimited", "unlimited");
     for r in &rows {
@@ -177,15 +174,7 @@ fn bench_with_ecn_agrees_on_the_mean_and_on_how_rarely_codel_marks() {
 #[test]
 #[ignore = "not every cell is within target; run with --ignored --nocapture for the numbers"]
 fn every_cell_within_target() {
-    let real = RealResults::recorded().unwrap();
-    let c = calibrate(
-        &real,
-        "recorded",
-        TransportChoice::preset(Preset::Neqo),
-        threads(),
-        &|_| {},
-    );
-    println!("{}", c.render());
+    let c = calibrated(|_| true, "recorded");
     let (ok, all) = c.score();
     assert_eq!(ok, all, "{ok} of {all} cells within target");
 }
