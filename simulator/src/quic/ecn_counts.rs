@@ -3,7 +3,6 @@
 //! arrived with each ECN codepoint.
 
 use super::varint::{DecodeError, Decoder, encode_varint, varint_len};
-use crate::net::Ecn;
 
 /// Cumulative ECN counts of one packet-number space.
 ///
@@ -20,16 +19,6 @@ pub struct EcnCounts {
 }
 
 impl EcnCounts {
-    /// Counts one packet received with `ecn`; Not-ECT packets are not
-    /// counted.
-    pub fn on_packet(&mut self, ecn: Ecn) {
-        match ecn {
-            Ecn::NotEct => {}
-            Ecn::Ect0 => self.ect0 += 1,
-            Ecn::Ce => self.ce += 1,
-        }
-    }
-
     /// Bytes the three counts take on the wire.
     #[must_use]
     pub const fn encoded_len(&self) -> usize {
@@ -59,22 +48,6 @@ impl EcnCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_each_codepoint_but_not_ect() {
-        let mut c = EcnCounts::default();
-        for e in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect0, Ecn::Ce] {
-            c.on_packet(e);
-        }
-        assert_eq!(
-            c,
-            EcnCounts {
-                ect0: 2,
-                ect1: 0,
-                ce: 1
-            }
-        );
-    }
 
     #[test]
     fn round_trips_with_exact_length() {

@@ -64,8 +64,10 @@ impl AckState {
         {
             return false;
         }
-        if ecn != Ecn::NotEct {
-            self.ecn.get_or_insert_default().on_packet(ecn);
+        match ecn {
+            Ecn::NotEct => {}
+            Ecn::Ect0 => self.ecn.get_or_insert_default().ect0 += 1,
+            Ecn::Ce => self.ecn.get_or_insert_default().ce += 1,
         }
         let in_order = match self.largest {
             None => pn == 0,
