@@ -5,9 +5,11 @@
 //! order a pure function of its inputs. Most of a run's events are
 //! deliveries that leave one path direction in the order they entered it;
 //! [`EventQueue::push_in_lane`] keeps those in a FIFO lane (O(1) instead of
-//! a heap's O(log n)) without changing the order anything pops in. [`EventHash`] folds whatever a run
-//! chooses to record (times, ids, sizes) into one 64-bit value, so determinism
-//! tests can compare two runs cheaply.
+//! a heap's O(log n)) without changing the order anything pops in.
+//!
+//! [`EventHash`] folds whatever a run chooses to record (times, ids, sizes)
+//! into one 64-bit value, so determinism tests can compare two runs
+//! cheaply.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
