@@ -263,6 +263,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             seed,
             retired_at_mark: 0,
             used_in_period: 0,
+            peak_in_period: 0,
             passes: 0,
             last_active: None,
             busy: false,

@@ -65,6 +65,8 @@ pub struct ReceiverFlowControl<S> {
     /// from then until the stack writes the frame was read while the
     /// peer waited for credit (see [`crate::TuneInput::late`]).
     due_since: Option<u64>,
+    /// Bytes the latest retirement call released at once.
+    last_read: u64,
     /// Where the previous tuning step left off.
     step: tuning::StepMarks,
 }
@@ -111,6 +113,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             blocked_at: None,
             acked_limit: initial,
             due_since: None,
+            last_read: 0,
             step: tuning::StepMarks::default(),
         }
     }
@@ -284,6 +287,7 @@ impl ReceiverFlowControl<Connection> {
             });
         }
         self.retired = total;
+        self.last_read = count;
         self.note_due();
         Ok(())
     }
@@ -397,6 +401,9 @@ impl ReceiverFlowControl<StreamId> {
         }
         let new = offset.saturating_sub(self.retired);
         self.retired = self.retired.max(offset);
+        if new > 0 {
+            self.last_read = new;
+        }
         self.note_due();
         Ok(new)
     }

@@ -997,6 +997,9 @@ struct Flow {
     credit: SenderFlowControl<StreamId>,
     /// Bytes the application reads per tick (0: stopped).
     read_per_tick: u64,
+    /// The application wakes every this many ticks and reads up to
+    /// `read_per_tick` for each (1: every tick).
+    wake_every: u64,
     /// Bytes read in the current tick window, for rate checks.
     read_log: Vec<u64>,
     /// MAX_STREAM_DATA frames the receiver wrote, by tick.
@@ -1054,6 +1057,7 @@ impl Loop {
                     id,
                     credit: SenderFlowControl::new(id, config.initial_stream_window),
                     read_per_tick: r,
+                    wake_every: 1,
                     read_log: Vec::new(),
                     update_ticks: Vec::new(),
                     sending: true,
@@ -1148,8 +1152,14 @@ impl Loop {
         }
         for f in &mut self.flows {
             let s = self.rx.stream(f.id).unwrap();
-            let to = s.consumed().min(s.retired() + f.read_per_tick);
-            let n = self.rx.retire_to(f.id, to).unwrap();
+            let n = if self.tick.is_multiple_of(f.wake_every) {
+                let to = s
+                    .consumed()
+                    .min(s.retired() + f.read_per_tick * f.wake_every);
+                self.rx.retire_to(f.id, to).unwrap()
+            } else {
+                0
+            };
             f.read_log.push(n);
         }
         let estimate = self.rx.estimate();
@@ -1532,6 +1542,29 @@ fn a_slow_sender_is_not_a_slow_reader() {
     // One RTT for the data to arrive, then the full rate.
     for from in (3001 + RTT_MS..3201 - RTT_MS).step_by(RTT_MS as usize) {
         assert_eq!(sim.read(0, from, from + RTT_MS), READ * RTT_MS, "{from} ms");
+    }
+}
+
+/// A reader on a timer — it wakes every four RTTs and reads what arrived,
+/// at most its rate × the period — leaves data waiting between wake-ups
+/// as a slow reader does, and reads four passes' worth every fourth pass.
+/// Reclaim judges a stream by the most it read in one pass, not by its
+/// average: the window keeps room for what a wake-up reads, and the reader
+/// gets its whole rate.
+#[test]
+fn a_reader_on_a_timer_keeps_room_for_what_a_wake_up_reads() {
+    let period = 4 * RTT_MS;
+    let mut sim = Loop::new(common::config_512k(), RTT_MS, LINK, &[READ]);
+    sim.flows[0].wake_every = period;
+    sim.run_until(4001);
+    let wake_up = READ * period;
+    let reclaimed = sim.changes_of(0, ChangeReason::Reclaim);
+    assert!(
+        reclaimed.iter().all(|(_, c)| c.new >= 2 * wake_up),
+        "{reclaimed:?}"
+    );
+    for from in (2000..4000).step_by(period as usize) {
+        assert_eq!(sim.read(0, from, from + period), wake_up, "{from} ms");
     }
 }
 

@@ -969,6 +969,15 @@ impl Tuner for Recording {
     }
 }
 
+/// Reads up to `to` in two calls, one byte and then the rest, as a reader
+/// that reads while data arrives does (one call that takes all an
+/// interval's bytes is a reader that slept through it: see
+/// `a_reader_that_slept_through_an_interval_needs_no_second_step`).
+fn read_in_two(s: &mut ReceiverFlowControl<StreamId>, to: u64) {
+    s.retire_to((s.retired() + 1).min(to)).unwrap();
+    s.retire_to(to).unwrap();
+}
+
 /// The tuner is told a step was drained at the limit only when the
 /// application read everything and the peer had sent up to the limit, and
 /// how many such steps came in a row.
@@ -982,13 +991,13 @@ fn drained_steps_need_everything_read_up_to_the_limit() {
         s.retire_to(250).unwrap();
         s.send_update(at(0), rtt, &t).unwrap();
         s.on_data(received, false).unwrap();
-        s.retire_to(read).unwrap();
+        read_in_two(&mut s, read);
         s.send_update(at(500), rtt, &t).unwrap();
         let first = t.last.get().unwrap().drained_steps;
         // The same again: a second step in a row.
         let end = s.limit().min(s.consumed() + received - 250);
         s.on_data(end, false).unwrap();
-        s.retire_to(end - (received - read)).unwrap();
+        read_in_two(&mut s, end - (received - read));
         s.send_update(at(1000), rtt, &t).unwrap();
         (first, t.last.get().unwrap().drained_steps)
     };
@@ -998,6 +1007,49 @@ fn drained_steps_need_everything_read_up_to_the_limit() {
     assert_eq!(step(1_250, 1_249), (0, 0));
     // The peer had credit left: it, not the window, set the pace.
     assert_eq!(step(1_249, 1_249), (0, 0));
+}
+
+/// A reader on a timer reads, in one call, everything that arrived while it
+/// slept. When that one read took all of an interval's bytes and the peer
+/// had used all its credit, the window alone bounded the interval, however
+/// long it was: one such step counts as two drained steps, so the tuner
+/// judges it over one RTT at once rather than a wake-up later. The same
+/// bytes read in two calls — a reader awake while they arrived, whose peer
+/// may only have caught up with the limit at the end — count as one; a
+/// peer with credit left proves nothing, however the reader read.
+#[test]
+fn a_reader_that_slept_through_an_interval_needs_no_second_step() {
+    let rtt = Rtt::from_sample(ms(100));
+    let run = |one_read: bool, short_of_limit: u64, tuner: &dyn Tuner| {
+        let mut s = ReceiverFlowControl::new(StreamId(4), &config(1_000, Fraction::QUARTER));
+        s.on_data(250, false).unwrap();
+        s.retire_to(250).unwrap();
+        s.send_update(at(0), rtt, tuner).unwrap();
+        let end = s.limit() - short_of_limit;
+        s.on_data(end, false).unwrap();
+        if one_read {
+            s.retire_to(end).unwrap();
+        } else {
+            read_in_two(&mut s, end);
+        }
+        // Two RTTs after the previous step: a reader on a 2-RTT timer.
+        s.send_update(at(200), rtt, tuner).unwrap();
+        s.window()
+    };
+    let steps = |one_read: bool, short_of_limit: u64| {
+        let t = Recording::new(0);
+        run(one_read, short_of_limit, &t);
+        t.last.get().unwrap().drained_steps
+    };
+    assert_eq!(steps(true, 0), 2);
+    assert_eq!(steps(false, 0), 1);
+    assert_eq!(steps(true, 1), 0);
+    // With the default rule: one window in two RTTs is less than the
+    // window carries in that time, but it is all a reader that wakes every
+    // two RTTs could get — judged over one RTT, it grows the window.
+    let default = ExcessTuner::DEFAULT;
+    assert!(run(true, 0, &default) > 1_000);
+    assert_eq!(run(false, 0, &default), 1_000);
 }
 
 /// A reader on a timer drains its buffer at every wake-up; after a step
@@ -1018,18 +1070,20 @@ fn a_step_ramping_into_growth_keeps_the_drained_streak() {
         // Drained at the limit: the window grows.
         let limit = s.limit();
         s.on_data(limit, false).unwrap();
-        s.retire_to(limit).unwrap();
+        read_in_two(&mut s, limit);
         s.send_update(at(200), rtt, &t).unwrap();
         seen.push(t.last.get().unwrap().drained_steps);
         // The peer sends only part of the new credit.
         let part = s.limit() - 1_000;
         s.on_data(part, false).unwrap();
-        s.retire_to(part - leave_unread).unwrap();
+        read_in_two(&mut s, part - leave_unread);
         s.send_update(at(400), rtt, &t).unwrap();
         seen.push(t.last.get().unwrap().drained_steps);
-        // Drained at the limit again.
+        // Drained at the limit again (the first call reads what was left
+        // unread and one new byte).
         let limit = s.limit();
         s.on_data(limit, false).unwrap();
+        s.retire_to(s.retired() + leave_unread + 1).unwrap();
         s.retire_to(limit).unwrap();
         s.send_update(at(600), rtt, &t).unwrap();
         seen.push(t.last.get().unwrap().drained_steps);
@@ -1088,7 +1142,7 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
     let u = s.send_update(at(1000), rtt, &t).unwrap();
     assert_eq!((u.limit, u.change, t.calls.get()), (1_250_000, None, 0));
     s.on_data(1_250_000, false).unwrap();
-    s.retire_to(1_250_000).unwrap();
+    read_in_two(&mut s, 1_250_000);
     let u = s.send_update(at(1100), rtt, &t).unwrap();
     assert_eq!(
         t.last.get(),

@@ -164,6 +164,7 @@ impl<T: Tuner> ConnectionFlow<T> {
                 && used_per_rtt >= e.fc.window() / 4
                 && e.fc.unretired() < e.fc.window() / 4;
             e.used_in_period = e.used_in_period.saturating_add(used);
+            e.peak_in_period = e.peak_in_period.max(used);
             e.passes = e.passes.saturating_add(1);
             if used > 0 || e.last_active.is_none() {
                 e.last_active = Some(now);
@@ -175,10 +176,9 @@ impl<T: Tuner> ConnectionFlow<T> {
             let shrink_to = if now.saturating_duration_since(last_active) >= idle_after {
                 Some(e.seed)
             } else if e.passes >= budget.idle_rtts {
-                let want = (e.used_in_period / u64::from(e.passes))
-                    .saturating_mul(2)
-                    .max(e.seed);
+                let want = e.peak_in_period.saturating_mul(2).max(e.seed);
                 e.used_in_period = 0;
+                e.peak_in_period = 0;
                 e.passes = 0;
                 // Slow *reader*: data waits unread. A stream whose buffer
                 // is empty reads all it gets; its sender (or the sender's

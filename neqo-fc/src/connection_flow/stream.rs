@@ -30,6 +30,9 @@ pub struct StreamReceiver {
     pub(super) retired_at_mark: u64,
     /// Bytes retired over the current slow-reader period.
     pub(super) used_in_period: u64,
+    /// The most retired in one pass of the current slow-reader period: what
+    /// a slow reader's window shrinks toward (twice it).
+    pub(super) peak_in_period: u64,
     /// Rebalancing passes in the current slow-reader period.
     pub(super) passes: u32,
     /// Last pass at which the application had retired something (or the

@@ -15,6 +15,16 @@
 //! - no RTT sample yet (the stack passes `None`);
 //! - time did not move forward: a repeated `now` (every datagram of a GRO
 //!   batch shares one) or one that went backwards.
+//!
+//! A step at which the reader had read everything and the peer had used
+//! all its credit is *drained*; the tuner is told how many came in a row,
+//! as one alone is ambiguous: the peer may have been slow all interval and
+//! reached the limit only at its end. Not when one read call took every
+//! byte the interval delivered: the reader slept while they arrived (a
+//! reader on a timer), so the window, not the peer, ended the interval,
+//! and that step counts as two. (Data held behind a gap after a loss is
+//! also released by one read; it reaches the limit only if the peer
+//! filled the window meanwhile, which the window limited too.)
 
 use std::time::Instant;
 
@@ -79,7 +89,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // extends the streak nor breaks it: the window did not stop
         // bounding a reader that drains it on every wake-up.
         let ramping_into_growth = self.step.grew && self.retired == self.consumed;
-        let drained_steps = if drained_at_limit {
+        // One read took all the interval delivered: see the module docs.
+        let slept = delivered > 0 && self.last_read >= delivered;
+        let drained_steps = if drained_at_limit && slept {
+            self.step.drained_streak.saturating_add(1).max(2)
+        } else if drained_at_limit {
             self.step.drained_streak.saturating_add(1)
         } else if ramping_into_growth {
             self.step.drained_streak

@@ -43,7 +43,10 @@ pub struct TuneInput {
     /// peer used all its credit; at several in a row the window, not the
     /// reader, bounded what could be read, however long the intervals were
     /// (a reader that drains its buffer on a timer slower than the RTT
-    /// reads a whole window per wake-up).
+    /// reads a whole window per wake-up). A step whose bytes were all read
+    /// by one call counts as at least two: the reader slept while they
+    /// arrived, so the peer stopped at the limit because of the window and
+    /// not because it was slow to reach it.
     pub drained_steps: u32,
     /// Bytes retired between the moment this update became due and the
     /// moment the stack wrote it: 0 when the frame goes out at once, the
