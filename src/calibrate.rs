@@ -25,7 +25,10 @@
 
 use std::{collections::BTreeMap, fmt::Write as _, time::Duration};
 
-use neqo_fc_sim::scenario::{ReaderSpeed, WorkloadKind};
+use neqo_fc_sim::{
+    net::EcnRewrite,
+    scenario::{ReaderSpeed, WorkloadKind},
+};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -291,6 +294,7 @@ fn path_of(run: &RealRun) -> PathSpec {
         reverse_rate_bps: None,
         reverse_loss: 0.0,
         codel: run.ecn,
+        ecn_rewrite: EcnRewrite::Keep,
     }
 }
 

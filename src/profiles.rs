@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use neqo_fc_sim::net::{LossModel, PathConfig, bdp_bytes};
+use neqo_fc_sim::net::{EcnRewrite, LossModel, PathConfig, bdp_bytes};
 
 use crate::units::QueueSpec;
 
@@ -195,6 +195,7 @@ impl Profile {
             reverse_rate_bps: None,
             reverse_loss: 0.0,
             codel: false,
+            ecn_rewrite: EcnRewrite::Keep,
         }
     }
 }
@@ -231,6 +232,9 @@ pub struct PathSpec {
     /// CoDel (RFC 8289 defaults) at both bottlenecks: it drops Not-ECT
     /// datagrams and marks ECN-capable ones CE.
     pub codel: bool,
+    /// What a middlebox does to the ECN field, both directions (the
+    /// faults ECN validation catches).
+    pub ecn_rewrite: EcnRewrite,
 }
 
 impl PathSpec {
@@ -279,6 +283,7 @@ impl PathSpec {
             queue_bytes: self.queue_bytes,
             overhead_bytes: self.overhead_bytes,
             codel: self.codel,
+            ecn_rewrite: self.ecn_rewrite,
             delay: self.rtt / 2,
             loss: if self.loss > 0.0 {
                 LossModel::Bernoulli { rate: self.loss }
@@ -323,6 +328,11 @@ impl PathSpec {
         }
         if self.codel {
             s.push_str(", CoDel");
+        }
+        match self.ecn_rewrite {
+            EcnRewrite::Keep => {}
+            EcnRewrite::Clear => s.push_str(", a middlebox clears ECN"),
+            EcnRewrite::Ect1 => s.push_str(", a middlebox rewrites ECT(0) to ECT(1)"),
         }
         s
     }

@@ -9,6 +9,7 @@
 use neqo_fc_sim::{
     progress::RunEnd,
     scenario::{ReaderSpeed, RunResult, Scenario},
+    transport::ecn_validation::EcnState,
 };
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +97,10 @@ pub struct RunReport {
     pub ce_marks: u64,
     /// Congestion events the sender started on ECN-CE reports.
     pub ecn_congestion_events: u64,
+    /// Where the sender's ECN validation ended: `off`, `testing`,
+    /// `capable`, or `failed: <why>` (RFC 9000 §13.4.2).
+    #[serde(default)]
+    pub ecn_validation: String,
     /// Stream bytes sent more than once.
     pub retransmitted_bytes: u64,
     /// Time the sender had data and cwnd but no flow-control credit
@@ -170,6 +175,7 @@ impl RunReport {
         report.packets_lost = m.packets_lost;
         report.ce_marks = m.ce_marks;
         report.ecn_congestion_events = m.ecn_congestion_events;
+        report.ecn_validation = m.ecn_state.to_string();
         report.retransmitted_bytes = m.retransmitted_bytes;
         report.fc_blocked_s = m.fc_blocked.as_secs_f64();
         report.fc_link_idle_s = m.fc_link_idle.as_secs_f64();
@@ -265,6 +271,7 @@ impl RunReport {
             packets_lost: 0,
             ce_marks: 0,
             ecn_congestion_events: 0,
+            ecn_validation: EcnState::Off.to_string(),
             retransmitted_bytes: 0,
             fc_blocked_s: 0.0,
             fc_link_idle_s: 0.0,

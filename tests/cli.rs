@@ -201,6 +201,34 @@ fn codel_with_ecn_marks_and_reports_it() {
     let out = stdout(&o);
     assert!(out.contains(", CoDel"), "{out}");
     assert!(out.contains(" CE marks, "), "{out}");
+    assert!(out.contains("ECN capable"), "{out}");
+    assert_eq!(on["ecn_validation"], "capable");
+    assert_eq!(off["ecn_validation"], "off");
+}
+
+/// A middlebox that clears or rewrites the ECN field fails the sender's
+/// ECN validation: it stops marking, and CoDel drops as without ECN.
+#[test]
+fn a_path_that_mangles_ecn_fails_validation() {
+    let args = [
+        "--rate", "100Mbit", "--rtt", "20ms", "--queue", "8bdp", "--size", "40MB", "--codel",
+        "--ecn", "on",
+    ];
+    for (how, why) in [
+        ("clear", "failed: no ECN counts"),
+        ("ect1", "failed: ECT(1) reported"),
+    ] {
+        let r = run_json(&[&args[..], &["--ecn-rewrite", how]].concat());
+        assert_eq!(r["ecn_validation"], why, "{r}");
+        assert_eq!(u(&r, "ecn_congestion_events"), 0, "{r}");
+        assert!(u(&r, "packets_lost") > 0, "{r}");
+        assert_eq!(r["profile"], "custom");
+    }
+    let o = fc_lab(&[&["run"], &args[..], &["--ecn-rewrite", "clear"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(", a middlebox clears ECN"), "{out}");
+    assert!(out.contains("ECN failed: no ECN counts"), "{out}");
 }
 
 #[test]
@@ -294,6 +322,10 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
         (
             &["run", "--ecn", "yes"],
             "error: --ecn: expected one of on, off, got \"yes\"",
+        ),
+        (
+            &["run", "--ecn-rewrite", "bogus"],
+            "error: --ecn-rewrite: expected one of clear, ect1, got \"bogus\"",
         ),
         (
             &["run", "--seed", "-1"],

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::progress::RunEnd;
+use crate::{progress::RunEnd, transport::ecn_validation::EcnState};
 
 /// One point of the sampled time series (for plots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,8 @@ pub struct Metrics {
     /// Congestion events the sender started on a rise in the peer's
     /// ECN-CE count (RFC 9002 Appendix B.7).
     pub ecn_congestion_events: u64,
+    /// Where the sender's ECN validation (RFC 9000 §13.4.2) ended.
+    pub ecn_state: EcnState,
     /// The sender's packet threshold at the end (3 unless spurious losses
     /// raised it; never above the transport's cap).
     pub packet_threshold: u64,

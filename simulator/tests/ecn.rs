@@ -4,15 +4,18 @@
 //! sender backs off on them without losing a packet.
 //!
 //! The path: 100 Mbit/s, 20 ms, a queue of 8 BDP (so tail drop never
-//! happens before CoDel acts), 40 MB in one stream.
+//! happens before CoDel acts), 40 MB in one stream. On a path whose
+//! middlebox clears or rewrites the ECN field, ECN validation (RFC 9000
+//! §13.4.2) fails and the sender falls back to what it does without ECN.
 
 use std::time::Duration;
 
 use neqo_fc_sim::{
     metrics::Metrics,
-    net::{PathConfig, bdp_bytes},
+    net::{EcnRewrite, PathConfig, bdp_bytes},
     run,
     scenario::{Scenario, Workload},
+    transport::ecn_validation::{EcnFailure, EcnState},
 };
 
 const RATE: u64 = 100_000_000;
@@ -49,6 +52,43 @@ fn codel_marks_an_ecn_transport_and_the_sender_backs_off_without_loss() {
     assert_eq!(m.drops, 0, "CoDel marks instead of dropping: {m:?}");
     assert_eq!(m.packets_lost, 0, "{m:?}");
     assert_eq!(m.retransmitted_bytes, 0, "{m:?}");
+}
+
+/// A healthy path validates: the ACKs' counts account for every marked
+/// packet.
+#[test]
+fn a_healthy_path_validates_ecn() {
+    assert_eq!(metrics(&scenario(true, true)).ecn_state, EcnState::Capable);
+    assert_eq!(metrics(&scenario(true, false)).ecn_state, EcnState::Off);
+}
+
+/// A middlebox that clears the field (the receiver then sends no ECN
+/// counts) or rewrites ECT(0) to ECT(1) fails validation on the first
+/// ACK: the sender stops marking, CoDel drops instead of marking, and the
+/// run is the run without ECN — the same drops and losses, and the same
+/// time but for the few bytes of ECN counts in the ACKs the client's
+/// packets (on an unmangled reverse path) still earn.
+#[test]
+fn a_path_that_mangles_ecn_fails_validation_and_falls_back_to_loss() {
+    let without = metrics(&scenario(true, false));
+    for (rewrite, why) in [
+        (EcnRewrite::Clear, EcnFailure::NoCounts),
+        (EcnRewrite::Ect1, EcnFailure::Ect1Reported),
+    ] {
+        let mut s = scenario(true, true);
+        s.forward.ecn_rewrite = rewrite;
+        let m = metrics(&s);
+        assert_eq!(m.ecn_state, EcnState::Failed(why), "{rewrite:?}");
+        assert_eq!(m.ecn_congestion_events, 0, "{m:?}");
+        assert!(m.packets_lost > 0, "{m:?}");
+        assert_eq!(
+            (m.drops, m.packets_lost),
+            (without.drops, without.packets_lost),
+            "{rewrite:?}"
+        );
+        let ratio = m.duration.as_secs_f64() / without.duration.as_secs_f64();
+        assert!((ratio - 1.0).abs() < 0.001, "{rewrite:?}: {ratio}");
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::{path::PathBuf, time::Duration};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use neqo_fc::Fraction;
 use neqo_fc_sim::{
+    net::EcnRewrite,
     quic::cc::CcAlgorithm,
     scenario::{ReaderSpeed, Stall, WorkloadKind},
     trace::TraceLevel,
@@ -163,6 +164,30 @@ pub struct PathArgs {
     /// uses ECN (--ecn on).
     #[arg(long)]
     pub codel: bool,
+    /// A middlebox that mangles the ECN field (both directions): `clear`
+    /// (bleaching: Not-ECT) or `ect1` (ECT(0) rewritten to ECT(1)). With
+    /// --ecn on, the sender's ECN validation (RFC 9000 §13.4.2) fails and
+    /// it stops marking.
+    #[arg(long, value_name = "HOW")]
+    pub ecn_rewrite: Option<EcnRewriteArg>,
+}
+
+/// A middlebox's rewrite of the ECN field, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EcnRewriteArg {
+    /// Clears the field to Not-ECT (bleaching).
+    Clear,
+    /// Rewrites ECT(0) to ECT(1).
+    Ect1,
+}
+
+impl From<EcnRewriteArg> for EcnRewrite {
+    fn from(a: EcnRewriteArg) -> Self {
+        match a {
+            EcnRewriteArg::Clear => Self::Clear,
+            EcnRewriteArg::Ect1 => Self::Ect1,
+        }
+    }
 }
 
 impl PathArgs {
@@ -201,6 +226,7 @@ impl PathArgs {
                     reverse_rate_bps: None,
                     reverse_loss: 0.0,
                     codel: false,
+                    ecn_rewrite: EcnRewrite::Keep,
                 }
             }
         };
@@ -263,6 +289,10 @@ impl PathArgs {
         if self.codel {
             changed |= !path.codel;
             path.codel = true;
+        }
+        if let Some(how) = self.ecn_rewrite {
+            changed |= EcnRewrite::from(how) != path.ecn_rewrite;
+            path.ecn_rewrite = how.into();
         }
         if changed && self.profile.is_some() {
             path.name.push_str("-custom");

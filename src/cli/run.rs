@@ -310,13 +310,13 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
             r.drops,
             r.packets_lost,
             format::bytes(r.retransmitted_bytes),
-            if r.ce_marks > 0 || r.ecn_congestion_events > 0 {
-                format!(
-                    ", {} CE marks, {} ECN congestion events",
-                    r.ce_marks, r.ecn_congestion_events
-                )
-            } else {
+            if r.ecn_validation.is_empty() || r.ecn_validation == "off" {
                 String::new()
+            } else {
+                format!(
+                    ", {} CE marks, {} ECN congestion events, ECN {}",
+                    r.ce_marks, r.ecn_congestion_events, r.ecn_validation
+                )
             }
         ),
     ));

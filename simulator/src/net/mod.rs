@@ -20,7 +20,7 @@ pub use bottleneck::{Bottleneck, BottleneckStats, DEFAULT_OVERHEAD_BYTES};
 pub use codel::{Codel, CodelParams};
 pub use delay::Delay;
 pub use duplicate::Duplicate;
-pub use ecn::Ecn;
+pub use ecn::{Ecn, EcnRewrite};
 pub use element::{DropReason, Element, Verdict};
 pub use jitter::Jitter;
 pub use loss::{GilbertElliott, LossError, RandomLoss};

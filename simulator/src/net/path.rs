@@ -26,7 +26,7 @@ use super::bottleneck::{Bottleneck, DEFAULT_OVERHEAD_BYTES};
 use super::codel::CodelParams;
 use super::delay::Delay;
 use super::duplicate::Duplicate;
-use super::ecn::Ecn;
+use super::ecn::{Ecn, EcnRewrite};
 use super::element::{DropReason, Element, Verdict};
 use super::jitter::Jitter;
 use super::loss::{GilbertElliott, LossError, RandomLoss};
@@ -72,6 +72,9 @@ pub struct PathConfig {
     /// Use CoDel (RFC 8289 defaults) at the bottleneck; ignored without one.
     /// It drops Not-ECT datagrams and marks ECN-capable ones CE.
     pub codel: bool,
+    /// What a middlebox before the bottleneck does to the ECN field
+    /// (default: nothing).
+    pub ecn_rewrite: EcnRewrite,
     /// One-way propagation delay.
     pub delay: Duration,
     /// Random loss.
@@ -95,6 +98,7 @@ impl Default for PathConfig {
             queue_bytes: 500_000,
             overhead_bytes: DEFAULT_OVERHEAD_BYTES,
             codel: false,
+            ecn_rewrite: EcnRewrite::Keep,
             delay: Duration::ZERO,
             loss: LossModel::None,
             jitter: Duration::ZERO,
@@ -270,6 +274,7 @@ pub struct PathStats {
 pub struct Path {
     loss: Option<RandomLoss>,
     bottleneck: Option<Bottleneck>,
+    ecn_rewrite: EcnRewrite,
     delay: Delay,
     jitter: Option<Jitter>,
     duplicate: Option<Duplicate>,
@@ -311,6 +316,7 @@ impl Path {
         Path {
             loss,
             bottleneck,
+            ecn_rewrite: cfg.ecn_rewrite,
             delay: Delay::new(cfg.delay),
             jitter,
             duplicate: (cfg.duplicate > 0.0)
@@ -332,8 +338,9 @@ impl Path {
     }
 
     /// [`Path::send`] for a datagram carrying ECN codepoint `ecn`: also
-    /// returns the codepoint it arrives with (CE if the bottleneck's CoDel
-    /// marked it on the way).
+    /// returns the codepoint it arrives with (after the path's
+    /// [`EcnRewrite`], and CE if the bottleneck's CoDel marked it on the
+    /// way).
     pub fn send_ecn(&mut self, now: Time, size: u32, ecn: Ecn, rng: &mut Rng) -> (Verdict, Ecn) {
         self.packets_in += 1;
         self.pending_copy = None;
@@ -343,7 +350,7 @@ impl Path {
             return (Verdict::Drop(DropReason::RandomLoss), ecn);
         }
         let mut t = now;
-        let mut ecn = ecn;
+        let mut ecn = self.ecn_rewrite.apply(ecn);
         if let Some(b) = &mut self.bottleneck {
             match b.enqueue_ecn(t, size, ecn) {
                 (Verdict::Forward(out), e) => (t, ecn) = (out, e),

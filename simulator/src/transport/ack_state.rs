@@ -67,6 +67,7 @@ impl AckState {
         match ecn {
             Ecn::NotEct => {}
             Ecn::Ect0 => self.ecn.get_or_insert_default().ect0 += 1,
+            Ecn::Ect1 => self.ecn.get_or_insert_default().ect1 += 1,
             Ecn::Ce => self.ecn.get_or_insert_default().ce += 1,
         }
         let in_order = match self.largest {

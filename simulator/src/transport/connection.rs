@@ -126,6 +126,11 @@ impl Connection {
             cfg.max_ack_delay,
             cfg.pacing,
         );
+        let recovery = if cfg.ecn {
+            recovery.with_ecn()
+        } else {
+            recovery
+        };
         let role = match cfg.endpoint {
             Endpoint::Client => Role::Client,
             Endpoint::Server => Role::Server,
@@ -581,7 +586,7 @@ impl Connection {
         self.next_pn += 1;
         let traced = self.tracer.sent_frames(pn, &frames);
         let mut pkt = Packet::new(pn, frames, self.cfg.verify);
-        if self.cfg.ecn {
+        if self.recovery.mark_next_ect() {
             pkt.ecn = Ecn::Ect0;
         }
         if let Some(frames) = traced {
@@ -676,6 +681,7 @@ impl Connection {
                 ack_eliciting: eliciting,
                 in_flight,
                 cwnd_limited,
+                ect: pkt.ecn == Ecn::Ect0,
                 frames: sent,
             },
         );

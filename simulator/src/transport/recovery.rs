@@ -17,6 +17,7 @@ use crate::{
 
 use super::{
     ACK_DELAY_EXPONENT,
+    ecn_validation::{EcnState, EcnValidator},
     sent::{SentPacket, SentPackets},
 };
 
@@ -174,9 +175,9 @@ pub struct Recovery {
     event: Option<UndoableEvent>,
     /// When the first RTT sample was taken (RFC 9002 §7.6.2).
     first_rtt_sample: Option<Time>,
-    /// The largest ECN-CE count the peer has reported
-    /// (`ecn_ce_counters`, RFC 9002 Appendix B.7).
-    ecn_ce_counter: u64,
+    /// ECN validation (RFC 9000 §13.4.2); it also keeps the largest
+    /// validated ECN-CE count (`ecn_ce_counters`, RFC 9002 Appendix B.7).
+    ecn: EcnValidator,
     /// Counters; they only ever grow.
     pub stats: RecoveryStats,
 }
@@ -210,7 +211,7 @@ impl Recovery {
             events: 0,
             event: None,
             first_rtt_sample: None,
-            ecn_ce_counter: 0,
+            ecn: EcnValidator::new(false),
             stats: RecoveryStats::default(),
         }
     }
@@ -280,6 +281,30 @@ impl Recovery {
     /// In slow start the pacer uses its slow-start gain ([`Pacing`]).
     fn slow_start(&self) -> bool {
         self.cc.state() == CcState::SlowStart
+    }
+
+    /// Marks this endpoint's packets ECT(0) and validates the peer's ECN
+    /// counts (RFC 9000 §13.4.2); without it, counts are ignored.
+    #[must_use]
+    pub fn with_ecn(mut self) -> Self {
+        self.ecn = EcnValidator::new(true);
+        self
+    }
+
+    /// Whether the next packet is marked ECT(0); if so, counts it as sent
+    /// marked. Call once per packet sent.
+    pub fn mark_next_ect(&mut self) -> bool {
+        let mark = self.ecn.marking();
+        if mark {
+            self.ecn.on_marked_sent();
+        }
+        mark
+    }
+
+    /// Where ECN validation stands.
+    #[must_use]
+    pub fn ecn_state(&self) -> EcnState {
+        self.ecn.state()
     }
 
     /// Records a sent packet (ack-eliciting / in-flight ones only need
@@ -381,24 +406,28 @@ impl Recovery {
                 );
             }
         }
-        if let (Some(counts), Some(first)) = (ecn, out.acked.first()) {
-            self.process_ecn(now, counts, first.time_sent);
+        // Counts are judged only on an ACK that advances the largest
+        // acknowledged: an older one may carry older counts (RFC 9000
+        // §13.4.2.1).
+        if let Some(first) = out.acked.first()
+            && prior_largest.is_none_or(|p| largest > p)
+        {
+            let newly_marked = out.acked.iter().filter(|p| p.ect).count() as u64;
+            if self.ecn.on_ack(newly_marked, ecn).is_some() {
+                self.process_ecn(now, first.time_sent);
+            }
         }
         self.pto_count = 0;
         out.lost = self.detect_lost(now);
         out
     }
 
-    /// RFC 9002 Appendix B.7 ProcessECN: a CE count above the largest seen
-    /// starts a congestion event dated by `largest_acked_sent`, the send
+    /// RFC 9002 Appendix B.7 ProcessECN: a validated CE count above the
+    /// largest seen starts a congestion event dated by `largest_acked_sent`, the send
     /// time of the largest newly acknowledged packet (one reduction per
     /// recovery period, like a loss; nothing to retransmit and nothing to
     /// undo).
-    fn process_ecn(&mut self, now: Time, counts: EcnCounts, largest_acked_sent: Time) {
-        if counts.ce <= self.ecn_ce_counter {
-            return;
-        }
-        self.ecn_ce_counter = counts.ce;
+    fn process_ecn(&mut self, now: Time, largest_acked_sent: Time) {
         if self.cc.on_ecn_ce(now, largest_acked_sent) {
             self.stats.ecn_events += 1;
         }
@@ -648,6 +677,7 @@ impl Recovery {
 mod tests {
     use super::*;
     use crate::quic::cc::CcState;
+    use crate::transport::ecn_validation::EcnFailure;
 
     const MDS: u64 = 1200;
     const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
@@ -664,6 +694,12 @@ mod tests {
     }
 
     fn send(r: &mut Recovery, pn: u64, at: Time) {
+        send_with(r, pn, at, false);
+    }
+
+    /// Sends packet `pn`, marked ECT(0) if `ect` (and validation lets it).
+    fn send_with(r: &mut Recovery, pn: u64, at: Time, ect: bool) {
+        let ect = ect && r.mark_next_ect();
         r.on_packet_sent(
             at,
             SentPacket {
@@ -673,6 +709,7 @@ mod tests {
                 ack_eliciting: true,
                 in_flight: true,
                 cwnd_limited: true,
+                ect,
                 frames: SentFrames::new(),
             },
         );
@@ -728,10 +765,12 @@ mod tests {
         assert_eq!(r.cc.cwnd(), 22_800);
     }
 
+    /// An ACK from an honest peer that received every packet up to the
+    /// largest in `pairs`, `ce` of them marked CE on the way.
     fn ack_ecn(r: &mut Recovery, at: Time, pairs: &[(u64, u64)], ce: u64) -> AckOutcome {
         let ranges = AckRanges::from_pairs(pairs.to_vec()).unwrap();
         let counts = EcnCounts {
-            ect0: 0,
+            ect0: ranges.largest() + 1 - ce,
             ect1: 0,
             ce,
         };
@@ -740,9 +779,9 @@ mod tests {
 
     #[test]
     fn a_rising_ce_count_is_one_congestion_event_per_recovery_period() {
-        let mut r = recovery();
+        let mut r = recovery().with_ecn();
         for pn in 0..10 {
-            send(&mut r, pn, ms(pn));
+            send_with(&mut r, pn, ms(pn), true);
         }
         // No CE yet: slow start grows 12 000 by 3 × 1200.
         let out = ack_ecn(&mut r, ms(102), &[(2, 0)], 0);
@@ -763,18 +802,37 @@ mod tests {
         assert_eq!(r.stats.ecn_events, 1);
         assert_eq!(r.cc.cwnd(), 15_300);
         // A mark on a packet sent after the event starts a new one.
-        send(&mut r, 10, ms(200));
+        send_with(&mut r, 10, ms(200), true);
         ack_ecn(&mut r, ms(300), &[(10, 0)], 4);
         assert_eq!(r.stats.ecn_events, 2);
         // (CUBIC may first grow the window a little on this ACK.)
         let cwnd = r.cc.cwnd();
         assert!((15_300 * 85 / 100..15_300).contains(&cwnd), "{cwnd}");
         assert_eq!(r.cc.ssthresh(), cwnd);
-        // An ACK without counts (or the peer's stale count) changes nothing.
-        send(&mut r, 11, ms(301));
+        // An ACK that acknowledges a marked packet without counts fails
+        // ECN validation: nothing more is marked, and counts no longer
+        // count.
+        assert_eq!(r.ecn_state(), EcnState::Capable);
+        send_with(&mut r, 11, ms(301), true);
         ack(&mut r, ms(400), &[(11, 0)]);
-        ack_ecn(&mut r, ms(401), &[(11, 0)], 1);
+        assert_eq!(r.ecn_state(), EcnState::Failed(EcnFailure::NoCounts));
+        assert!(!r.mark_next_ect());
+        send_with(&mut r, 12, ms(401), true);
+        ack_ecn(&mut r, ms(500), &[(12, 0)], 9);
         assert_eq!(r.stats.ecn_events, 2);
+    }
+
+    #[test]
+    fn without_ecn_counts_are_ignored() {
+        let mut r = recovery();
+        assert_eq!(r.ecn_state(), EcnState::Off);
+        assert!(!r.mark_next_ect());
+        for pn in 0..10 {
+            send(&mut r, pn, ms(pn));
+        }
+        ack_ecn(&mut r, ms(102), &[(9, 0)], 5);
+        assert_eq!(r.stats.ecn_events, 0);
+        assert_eq!(r.cc.state(), CcState::SlowStart);
     }
 
     #[test]

@@ -91,6 +91,8 @@ pub struct SentPacket {
     /// was sent; acks of packets sent otherwise are application-limited
     /// and do not grow the window (RFC 9002 §7.8).
     pub cwnd_limited: bool,
+    /// Sent marked ECT(0) (ECN validation counts these).
+    pub ect: bool,
     /// Frames to act on at ack / loss.
     pub frames: SentFrames,
 }

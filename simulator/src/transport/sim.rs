@@ -528,6 +528,7 @@ impl Simulation {
             persistent_congestion: s.recovery.stats.persistent_congestion,
             ce_marks: fwd.marked_ce + rev.marked_ce,
             ecn_congestion_events: s.recovery.stats.ecn_events,
+            ecn_state: s.recovery.ecn_state(),
             packet_threshold: s.recovery.packet_threshold(),
             fc_blocked: s.stats.fc_blocked,
             fc_link_idle: self.fc_link_idle,
