@@ -8,8 +8,8 @@
 
 use neqo_fc_sim::{
     progress::RunEnd,
+    quic::ecn_validation::EcnState,
     scenario::{ReaderSpeed, RunResult, Scenario},
-    transport::ecn_validation::EcnState,
 };
 use serde::{Deserialize, Serialize};
 

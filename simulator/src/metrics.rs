@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::{progress::RunEnd, transport::ecn_validation::EcnState};
+use crate::{progress::RunEnd, quic::ecn_validation::EcnState};
 
 /// One point of the sampled time series (for plots).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

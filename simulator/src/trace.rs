@@ -3,7 +3,10 @@
 
 use neqo_fc::WindowChange;
 
-use crate::{quic::cc::CcState, quic::frame::Frame, time::Time};
+use crate::{
+    quic::{cc::CcState, ecn_validation::EcnState, frame::Frame},
+    time::Time,
+};
 
 /// Which end of the connection an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -98,6 +101,13 @@ pub enum TraceEvent {
         new: CcState,
         /// The change is a congestion event an ECN-CE report started.
         ecn: bool,
+    },
+    /// The sender's ECN validation (RFC 9000 §13.4.2) changed state.
+    EcnStateUpdated {
+        /// Old state.
+        old: EcnState,
+        /// New state.
+        new: EcnState,
     },
     /// A neqo-fc receive window changed.
     WindowChanged(WindowChange),

@@ -13,9 +13,9 @@ use std::time::Duration;
 use neqo_fc_sim::{
     metrics::Metrics,
     net::{EcnRewrite, PathConfig, bdp_bytes},
+    quic::ecn_validation::{EcnFailure, EcnState},
     run,
     scenario::{Scenario, Workload},
-    transport::ecn_validation::{EcnFailure, EcnState},
 };
 
 const RATE: u64 = 100_000_000;

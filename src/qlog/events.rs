@@ -2,13 +2,16 @@
 //!
 //! Standard events use the `qlog` crate's own types; window changes from
 //! `neqo-fc` have no standard event and become a [`JsonEvent`] named
-//! [`WINDOW_UPDATED`]. The crate's `generic:*` events (`Message`, `Marker`,
+//! [`WINDOW_UPDATED`]; so do changes of the sender's ECN validation
+//! ([`ECN_STATE_UPDATED`]: qlog 0.3 has no such event; later drafts name
+//! it `quic:ecn_state_updated`). The crate's `generic:*` events (`Message`, `Marker`,
 //! errors) are never produced: the streamer panics on them.
 
 use std::time::Duration;
 
 use neqo_fc::{Subject, WindowChange};
 use neqo_fc_sim::{
+    quic::ecn_validation::{EcnFailure, EcnState},
     time::Time,
     trace::{Parameters, TraceEvent},
 };
@@ -29,6 +32,11 @@ use super::frames::quic_frame;
 /// Its `data` holds `subject` ("connection" or "stream"), `stream_id` (streams
 /// only), `old`, `new` (bytes), `reason`, `rtt` and `elapsed` (ms).
 pub const WINDOW_UPDATED: &str = "flow_control:window_updated";
+
+/// Name of the custom event written when the sender's ECN validation
+/// changes state. Its `data` holds `old` and `new` (`testing`, `capable`,
+/// `failed`) and, on failure, `trigger` (why).
+pub const ECN_STATE_UPDATED: &str = "recovery:ecn_state_updated";
 
 /// A qlog event ready for the streamer: standard or custom.
 // Nearly every event is `Standard`: boxing it would only add an allocation.
@@ -106,6 +114,9 @@ pub fn qlog_event(time: Time, event: &TraceEvent) -> QlogEvent {
             })
         }
         TraceEvent::WindowChanged(change) => return QlogEvent::Custom(window_updated(t, change)),
+        TraceEvent::EcnStateUpdated { old, new } => {
+            return QlogEvent::Custom(ecn_state_updated(t, *old, *new));
+        }
         TraceEvent::ConnectionClosed { code, reason } => {
             EventData::ConnectionClosed(ConnectionClosed {
                 owner: Some(TransportOwner::Local),
@@ -165,6 +176,33 @@ fn lost_trigger(trigger: &str) -> Option<PacketLostTrigger> {
         "time_threshold" => Some(PacketLostTrigger::TimeThreshold),
         "pto_expired" => Some(PacketLostTrigger::PtoExpired),
         _ => None,
+    }
+}
+
+/// The custom [`ECN_STATE_UPDATED`] event.
+fn ecn_state_updated(time: f32, old: EcnState, new: EcnState) -> JsonEvent {
+    let name = |s: EcnState| match s {
+        EcnState::Off => "off",
+        EcnState::Testing => "testing",
+        EcnState::Capable => "capable",
+        EcnState::Failed(_) => "failed",
+    };
+    let mut data = json!({ "old": name(old), "new": name(new) });
+    if let (EcnState::Failed(why), Some(map)) = (new, data.as_object_mut()) {
+        let trigger = match why {
+            EcnFailure::NoCounts => "no_ecn_counts",
+            EcnFailure::CountsDecreased => "counts_decreased",
+            EcnFailure::Ect1Reported => "ect1_reported",
+            EcnFailure::MarksLost => "marks_lost",
+            EcnFailure::MoreThanSent => "more_than_sent",
+        };
+        map.insert("trigger".to_owned(), json!(trigger));
+    }
+    JsonEvent {
+        time,
+        importance: EventImportance::Extra,
+        name: ECN_STATE_UPDATED.to_owned(),
+        data,
     }
 }
 
@@ -368,6 +406,34 @@ mod tests {
             assert_eq!(v["data"]["header"]["packet_number"], 9);
             assert_eq!(v["data"]["trigger"], expect);
         }
+    }
+
+    #[test]
+    fn ecn_state_changes_are_custom_events_with_the_failure_as_trigger() {
+        let event = |old, new| {
+            let QlogEvent::Custom(e) =
+                qlog_event(Time::ZERO, &TraceEvent::EcnStateUpdated { old, new })
+            else {
+                panic!("expected a custom event");
+            };
+            assert_eq!(e.name, ECN_STATE_UPDATED);
+            e.data
+        };
+        assert_eq!(
+            event(EcnState::Testing, EcnState::Capable),
+            json!({"old": "testing", "new": "capable"})
+        );
+        assert_eq!(
+            event(EcnState::Testing, EcnState::Failed(EcnFailure::NoCounts)),
+            json!({"old": "testing", "new": "failed", "trigger": "no_ecn_counts"})
+        );
+        assert_eq!(
+            event(
+                EcnState::Capable,
+                EcnState::Failed(EcnFailure::Ect1Reported)
+            )["trigger"],
+            "ect1_reported"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod ack;
 pub mod cc;
 pub mod ecn_counts;
+pub mod ecn_validation;
 pub mod frame;
 pub mod pacer;
 pub mod ranges;

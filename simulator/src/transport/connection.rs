@@ -285,10 +285,21 @@ impl Connection {
                 ecn,
             } => {
                 // CE counts matter only to a sender that marked its packets
-                // ECT (RFC 9000 §13.4.2 validation is taken to succeed).
+                // ECT, once it validated them (RFC 9000 §13.4.2).
                 let ecn = ecn.filter(|_| self.cfg.ecn);
                 let ecn_events = self.recovery.stats.ecn_events;
+                let ecn_state = self.recovery.ecn_state();
                 let out = self.recovery.on_ack(now, largest, ack_delay, &ranges, ecn);
+                if self.recovery.ecn_state() != ecn_state {
+                    let new = self.recovery.ecn_state();
+                    self.tracer.record(
+                        now,
+                        TraceEvent::EcnStateUpdated {
+                            old: ecn_state,
+                            new,
+                        },
+                    );
+                }
                 if self.recovery.stats.ecn_events > ecn_events {
                     self.tracer.cc_state_by(now, self.recovery.cc.state(), true);
                 }

@@ -22,7 +22,6 @@
 pub mod ack_state;
 pub mod application;
 pub mod connection;
-pub mod ecn_validation;
 pub mod hostile;
 pub mod packet;
 pub mod reader;

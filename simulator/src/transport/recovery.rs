@@ -9,6 +9,7 @@ use crate::{
         ack::AckRanges,
         cc::{CcAlgorithm, CcState, CongestionControl},
         ecn_counts::EcnCounts,
+        ecn_validation::{EcnState, EcnValidator},
         pacer::{Pacer, Pacing},
         rtt::RttEstimator,
     },
@@ -17,7 +18,6 @@ use crate::{
 
 use super::{
     ACK_DELAY_EXPONENT,
-    ecn_validation::{EcnState, EcnValidator},
     sent::{SentPacket, SentPackets},
 };
 
@@ -677,7 +677,7 @@ impl Recovery {
 mod tests {
     use super::*;
     use crate::quic::cc::CcState;
-    use crate::transport::ecn_validation::EcnFailure;
+    use crate::quic::ecn_validation::EcnFailure;
 
     const MDS: u64 = 1200;
     const MAX_ACK_DELAY: Duration = Duration::from_millis(25);
