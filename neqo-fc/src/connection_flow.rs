@@ -262,7 +262,6 @@ impl<T: Tuner> ConnectionFlow<T> {
             initial: initial_limit,
             seed,
             retired_at_mark: 0,
-            used_in_period: 0,
             peak_in_period: 0,
             passes: 0,
             last_active: None,

@@ -163,7 +163,6 @@ impl<T: Tuner> ConnectionFlow<T> {
             e.busy = used > 0
                 && used_per_rtt >= e.fc.window() / 4
                 && e.fc.unretired() < e.fc.window() / 4;
-            e.used_in_period = e.used_in_period.saturating_add(used);
             e.peak_in_period = e.peak_in_period.max(used);
             e.passes = e.passes.saturating_add(1);
             if used > 0 || e.last_active.is_none() {
@@ -177,7 +176,6 @@ impl<T: Tuner> ConnectionFlow<T> {
                 Some(e.seed)
             } else if e.passes >= budget.idle_rtts {
                 let want = e.peak_in_period.saturating_mul(2).max(e.seed);
-                e.used_in_period = 0;
                 e.peak_in_period = 0;
                 e.passes = 0;
                 // Slow *reader*: data waits unread. A stream whose buffer

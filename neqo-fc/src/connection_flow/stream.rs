@@ -28,8 +28,6 @@ pub struct StreamReceiver {
     pub(super) seed: u64,
     /// `retired` at the last rebalancing pass.
     pub(super) retired_at_mark: u64,
-    /// Bytes retired over the current slow-reader period.
-    pub(super) used_in_period: u64,
     /// The most retired in one pass of the current slow-reader period: what
     /// a slow reader's window shrinks toward (twice it).
     pub(super) peak_in_period: u64,

@@ -285,13 +285,13 @@ impl Connection {
                 ecn,
             } => {
                 // CE counts matter only to a sender that marked its packets
-                // ECT, once it validated them (RFC 9000 §13.4.2).
-                let ecn = ecn.filter(|_| self.cfg.ecn);
+                // ECT, once it validated them (RFC 9000 §13.4.2): recovery's
+                // validator ignores them otherwise.
                 let ecn_events = self.recovery.stats.ecn_events;
                 let ecn_state = self.recovery.ecn_state();
                 let out = self.recovery.on_ack(now, largest, ack_delay, &ranges, ecn);
-                if self.recovery.ecn_state() != ecn_state {
-                    let new = self.recovery.ecn_state();
+                let new = self.recovery.ecn_state();
+                if new != ecn_state {
                     self.tracer.record(
                         now,
                         TraceEvent::EcnStateUpdated {
