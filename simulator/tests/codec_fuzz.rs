@@ -506,6 +506,16 @@ fn frame() -> impl Strategy<Value = Frame> {
         varint().prop_map(|limit| Frame::DataBlocked { limit }),
         (varint(), varint())
             .prop_map(|(stream_id, limit)| Frame::StreamDataBlocked { stream_id, limit }),
+        (varint(), 1..=MAX_VARINT, varint(), varint()).prop_map(
+            |(sequence, packet_tolerance, max_ack_delay_us, reordering_threshold)| {
+                Frame::AckFrequency {
+                    sequence,
+                    packet_tolerance,
+                    max_ack_delay_us,
+                    reordering_threshold,
+                }
+            }
+        ),
         (varint(), varint(), data()).prop_map(|(error_code, frame_type, reason)| {
             Frame::ConnectionClose {
                 error_code,

@@ -82,6 +82,17 @@ pub fn quic_frame(frame: &Frame) -> QuicFrame {
             stream_id: *stream_id,
             limit: *limit,
         },
+        // qlog 0.3 has no ACK_FREQUENCY object: it goes as an unknown
+        // frame of its type, with its encoded length.
+        Frame::AckFrequency { .. } => QuicFrame::Unknown {
+            raw_frame_type: frame.frame_type(),
+            frame_type_value: None,
+            raw: Some(qlog::events::RawInfo {
+                length: Some(frame.encoded_len() as u64),
+                payload_length: None,
+                data: None,
+            }),
+        },
         Frame::ConnectionClose {
             error_code,
             frame_type,
@@ -145,6 +156,22 @@ mod tests {
             js(&f),
             json!({"frame_type": "stream", "stream_id": 0, "offset": 0, "length": 1, "fin": false})
         );
+    }
+
+    /// qlog 0.3 has no ACK_FREQUENCY object: an unknown frame of type
+    /// 0xaf with its length, which qvis shows by type.
+    #[test]
+    fn ack_frequency_is_an_unknown_frame_of_its_type() {
+        let f = Frame::AckFrequency {
+            sequence: 1,
+            packet_tolerance: 2,
+            max_ack_delay_us: 5000,
+            reordering_threshold: 0,
+        };
+        let v = js(&f);
+        assert_eq!(v["frame_type"], "unknown");
+        assert_eq!(v["raw_frame_type"], 0xaf);
+        assert_eq!(v["raw"]["length"], 7);
     }
 
     #[test]
