@@ -5,6 +5,7 @@
 //! Everything here is pure: the caller passes time in and owns all I/O.
 
 pub mod ack;
+pub mod ack_frequency;
 pub mod cc;
 pub mod ecn_counts;
 pub mod ecn_validation;

@@ -27,6 +27,10 @@ pub struct Pacing {
     /// ACK-only packets, sent unpaced, still spend pacing credit and may
     /// leave the bucket in debt (neqo 0.30.1).
     ack_only_debt: bool,
+    /// A wait shorter than this many nanoseconds is not waited: the packet
+    /// leaves at once and its bytes put the bucket in debt (neqo's 1 ms
+    /// timer granularity, `pace.rs`). 0: every wait is waited.
+    granularity_ns: u64,
 }
 
 impl Pacing {
@@ -39,6 +43,7 @@ impl Pacing {
         burst_packets: 10,
         paces_control: false,
         ack_only_debt: false,
+        granularity_ns: 0,
     };
 
     /// neqo 0.30.1 (`pace.rs`, `sender.rs`): twice cwnd / srtt in every
@@ -52,6 +57,7 @@ impl Pacing {
         burst_packets: 2,
         paces_control: true,
         ack_only_debt: true,
+        granularity_ns: 0,
     };
 
     /// [`Pacing::NEQO`] with the neqo integration's pacing patch: ACK-only
@@ -72,7 +78,31 @@ impl Pacing {
             burst_packets,
             paces_control: false,
             ack_only_debt: false,
+            granularity_ns: 0,
         })
+    }
+
+    /// The same pacing, not waiting a wait shorter than `granularity`: the
+    /// packet leaves at once and its bytes put the bucket in debt, as neqo
+    /// does below its 1 ms timer granularity (`pace.rs`), so that a fast
+    /// sender sends in clumps of up to a millisecond's credit.
+    #[must_use]
+    pub const fn with_granularity(self, granularity: Duration) -> Self {
+        let ns = granularity.as_nanos();
+        Self {
+            granularity_ns: if ns > u64::MAX as u128 {
+                u64::MAX
+            } else {
+                ns as u64
+            },
+            ..self
+        }
+    }
+
+    /// The shortest wait the pacer waits ([`Pacing::with_granularity`]).
+    #[must_use]
+    pub const fn granularity(self) -> Duration {
+        Duration::from_nanos(self.granularity_ns)
     }
 
     /// Ack-eliciting packets without stream data wait for the pacer too.
@@ -113,8 +143,9 @@ impl Pacing {
 /// rescales the level, losing less than 1/scale of a byte.
 ///
 /// Invariants: `level <= capacity · scale`; `level ≥ 0` except after
-/// [`Pacer::spend_unpaced`] (debt); `last` never decreases. The bucket
-/// starts full.
+/// [`Pacer::spend_unpaced`] or, with a granularity
+/// ([`Pacing::with_granularity`]), a send that did not wait (debt); `last` never
+/// decreases. The bucket starts full.
 #[derive(Clone, Debug)]
 pub struct Pacer {
     max_datagram_size: u64,
@@ -215,7 +246,11 @@ impl Pacer {
         let missing = u128::try_from(need.saturating_sub(level)).unwrap_or(u128::MAX);
         let wait = missing.div_ceil(num);
         let wait = u64::try_from(wait).unwrap_or(u64::MAX);
-        Time(now.0.max(self.last.0).saturating_add(wait))
+        let at = now.0.max(self.last.0).saturating_add(wait);
+        if at - now.0 < self.pacing.granularity_ns {
+            return now;
+        }
+        Time(at)
     }
 
     /// Records that `bytes` left at `now` (whether or not the pacer said
@@ -226,8 +261,14 @@ impl Pacer {
                 let level = self.level_at(now, num, den);
                 let spent = level.saturating_sub(i128::from(bytes).saturating_mul(signed(den)));
                 // A send before its time empties the bucket: no new debt
-                // (only [`Pacer::spend_unpaced`] makes any).
-                self.level = spent.max(level.min(0));
+                // (only [`Pacer::spend_unpaced`] makes any), unless the
+                // pacer does not wait below its granularity: then the
+                // bucket goes into debt as in neqo.
+                self.level = if self.pacing.granularity_ns > 0 {
+                    spent
+                } else {
+                    spent.max(level.min(0))
+                };
                 self.scale = den;
             }
             None => {
@@ -324,6 +365,43 @@ mod tests {
             p.next_send_time(Time::ZERO, CWND, SRTT, true, MDS),
             Time(600_000)
         );
+    }
+
+    /// With neqo's 1 ms granularity a wait shorter than 1 ms is not
+    /// waited: the datagram leaves and the bucket goes into debt, until
+    /// the debt needs a wait of 1 ms or more, which is waited in full.
+    #[test]
+    fn waits_below_the_granularity_are_not_waited() {
+        let pacing = rfc(1).with_granularity(Duration::from_millis(1));
+        let mut p = Pacer::new(MDS, pacing);
+        let mut plain = Pacer::new(MDS, rfc(1));
+        // One datagram per 960 µs: each wait is below 1 ms.
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        plain.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        assert_eq!(
+            plain.next_send_time(Time::ZERO, CWND, SRTT, false, MDS),
+            Time(SPACING_NS)
+        );
+        assert_eq!(
+            p.next_send_time(Time::ZERO, CWND, SRTT, false, MDS),
+            Time::ZERO
+        );
+        // The second one leaves at once, 1500 bytes in debt: now the wait
+        // is two spacings (1.92 ms), and it is waited.
+        p.on_sent(Time::ZERO, CWND, SRTT, false, MDS);
+        assert_eq!(
+            p.next_send_time(Time::ZERO, CWND, SRTT, false, MDS),
+            Time(2 * SPACING_NS)
+        );
+        // Over a second the average rate is the same: no credit is made up.
+        let mut sent = 2;
+        let mut now = Time::ZERO;
+        while now.0 < 1_000_000_000 {
+            now = p.next_send_time(now, CWND, SRTT, false, MDS);
+            p.on_sent(now, CWND, SRTT, false, MDS);
+            sent += 1;
+        }
+        assert!((1_041..=1_043).contains(&sent), "{sent}");
     }
 
     const MDS: u64 = 1500;

@@ -32,6 +32,8 @@ pub struct AckState {
     new_since_ack: bool,
     ack_ratio: u32,
     max_ack_delay: Duration,
+    /// The latest ACK_FREQUENCY sequence number applied.
+    frequency_sequence: Option<u64>,
     /// ECN counts of the packets processed; `None` until one arrives with
     /// ECT or CE (ACKs then switch to type 0x03 for good).
     ecn: Option<EcnCounts>,
@@ -51,6 +53,7 @@ impl AckState {
             new_since_ack: false,
             ack_ratio: ack_ratio.max(1),
             max_ack_delay,
+            frequency_sequence: None,
             ecn: None,
         }
     }
@@ -93,6 +96,24 @@ impl AckState {
             }
         }
         true
+    }
+
+    /// Applies the peer's ACK_FREQUENCY request `sequence`: an ACK every
+    /// `packet_tolerance` ack-eliciting packets (at least 1), at the latest
+    /// `max_ack_delay` after the first. A request older than one applied
+    /// is ignored.
+    pub fn on_ack_frequency(
+        &mut self,
+        sequence: u64,
+        packet_tolerance: u32,
+        max_ack_delay: Duration,
+    ) {
+        if self.frequency_sequence.is_some_and(|s| sequence < s) {
+            return;
+        }
+        self.frequency_sequence = Some(sequence);
+        self.ack_ratio = packet_tolerance.max(1);
+        self.max_ack_delay = max_ack_delay;
     }
 
     /// True when an ACK must go out now.

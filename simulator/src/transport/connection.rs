@@ -20,7 +20,7 @@ use std::{sync::Arc, time::Duration};
 use neqo_fc::{Role, Rtt, Tuner, ValidConfig, WindowChange};
 
 use super::{
-    PACKET_OVERHEAD, StreamKind,
+    StreamKind,
     ack_state::AckState,
     application::Application,
     hostile::HostileSender,
@@ -35,11 +35,20 @@ use super::{
 };
 use crate::{
     net::Ecn,
-    quic::{cc::CcAlgorithm, frame::Frame, pacer::Pacing},
+    quic::{
+        ack_frequency::{AckFrequencySender, AckRate},
+        cc::CcAlgorithm,
+        frame::Frame,
+        pacer::Pacing,
+    },
     scenario::Hostile,
     time::Time,
     trace::{Endpoint, Parameters, TraceEvent, TraceLevel, TraceRecord},
 };
+
+/// The `min_ack_delay` both ends advertise (neqo: its 1 ms timer
+/// granularity); the shortest ACK delay an ACK_FREQUENCY request asks for.
+const MIN_ACK_DELAY: Duration = Duration::from_millis(1);
 
 /// Settings of one endpoint.
 #[derive(Clone)]
@@ -48,10 +57,16 @@ pub struct ConnConfig {
     pub endpoint: Endpoint,
     /// Largest UDP payload.
     pub max_datagram: u32,
+    /// Bytes of short header and AEAD tag per packet
+    /// ([`crate::scenario::TransportOptions::packet_overhead`]).
+    pub packet_overhead: u32,
     /// ACK every this many ack-eliciting packets.
     pub ack_ratio: u32,
     /// Our and the peer's `max_ack_delay`.
     pub max_ack_delay: Duration,
+    /// Ask the peer for an ACK rate with ACK_FREQUENCY, with this ratio
+    /// ([`crate::scenario::TransportOptions::ack_frequency`]).
+    pub ack_frequency: Option<u8>,
     /// Pacing gain and burst.
     pub pacing: Pacing,
     /// Per-stream send buffer ([`crate::scenario::TransportOptions::send_buffer`]).
@@ -111,6 +126,11 @@ pub struct Connection {
     close_pending: bool,
     /// Set when a CONNECTION_CLOSE from the peer arrived.
     pub close_received: bool,
+    /// The ACK rate we ask the peer for (from [`Connection::start`] on,
+    /// when [`ConnConfig::ack_frequency`] is set).
+    ack_frequency: Option<AckFrequencySender>,
+    /// Congestion-window reductions already passed to `ack_frequency`.
+    reductions_seen: u64,
 }
 
 impl Connection {
@@ -157,6 +177,8 @@ impl Connection {
             hostile: None,
             close_pending: false,
             close_received: false,
+            ack_frequency: None,
+            reductions_seen: 0,
             cfg,
         }
     }
@@ -193,6 +215,21 @@ impl Connection {
     /// both ends' transport parameters.
     pub fn start(&mut self, now: Time, handshake_rtt: Duration) {
         self.recovery.seed_rtt(now, handshake_rtt);
+        // neqo sets its ACK rate up when the handshake ends, from the
+        // initial window; the peer meanwhile acks at the default rate.
+        self.ack_frequency = self.cfg.ack_frequency.map(|ratio| {
+            AckFrequencySender::new(
+                ratio,
+                MIN_ACK_DELAY,
+                AckRate {
+                    packet_tolerance: self.cfg.ack_ratio,
+                    max_ack_delay: self.cfg.max_ack_delay,
+                },
+                self.recovery.cc.cwnd(),
+                self.cfg.max_datagram,
+                self.recovery.rtt.smoothed(),
+            )
+        });
         let params = Parameters {
             initial_max_data: self.cfg.fc.initial_connection_window,
             initial_max_stream_data: self.cfg.fc.initial_stream_window,
@@ -325,6 +362,16 @@ impl Connection {
             // The sender opens only the streams its workload has, all within
             // the limit the receiver starts with: nothing to raise.
             Frame::MaxStreams { .. } => {}
+            Frame::AckFrequency {
+                sequence,
+                packet_tolerance,
+                max_ack_delay_us,
+                ..
+            } => self.acks.on_ack_frequency(
+                sequence,
+                u32::try_from(packet_tolerance).unwrap_or(u32::MAX),
+                Duration::from_micros(max_ack_delay_us),
+            ),
             Frame::DataBlocked { limit } => self.recv.on_blocked(None, limit),
             Frame::StreamDataBlocked { stream_id, limit } => {
                 self.recv.on_blocked(Some(stream_id), limit);
@@ -411,6 +458,11 @@ impl Connection {
                     id, offset, len, ..
                 } => self.send.on_acked(id, offset, len),
                 SentFrame::Update(frame) => self.recv.update_acked(frame),
+                SentFrame::AckFrequency { sequence, .. } => {
+                    if let Some(a) = &mut self.ack_frequency {
+                        a.on_acked(sequence);
+                    }
+                }
                 SentFrame::DataBlocked(_) | SentFrame::StreamDataBlocked { .. } => {}
             }
         }
@@ -440,6 +492,11 @@ impl Connection {
                     id, offset, len, ..
                 } => self.send.on_lost(id, offset, len),
                 SentFrame::Update(frame) => self.recv.update_lost(frame),
+                SentFrame::AckFrequency { sequence, .. } => {
+                    if let Some(a) = &mut self.ack_frequency {
+                        a.on_lost(sequence);
+                    }
+                }
                 SentFrame::DataBlocked(limit) => self.send.on_blocked_lost(None, limit),
                 SentFrame::StreamDataBlocked { id, limit } => {
                     self.send.on_blocked_lost(Some(id), limit);
@@ -528,7 +585,28 @@ impl Connection {
     }
 
     fn control_due(&self) -> bool {
-        self.recv.update_pending() || self.send.blocked_due()
+        self.recv.update_pending()
+            || self.send.blocked_due()
+            || self
+                .ack_frequency
+                .as_ref()
+                .is_some_and(AckFrequencySender::wants_to_send)
+    }
+
+    /// Passes a congestion event's reduced window to the ACK rate we ask
+    /// for (neqo asks again only then).
+    fn note_reductions(&mut self) {
+        let reductions = self.recovery.window_reductions();
+        if reductions != self.reductions_seen {
+            self.reductions_seen = reductions;
+            if let Some(a) = &mut self.ack_frequency {
+                a.on_window_reduced(
+                    self.recovery.cc.cwnd(),
+                    self.cfg.max_datagram,
+                    self.recovery.rtt.smoothed(),
+                );
+            }
+        }
     }
 
     /// Writes every packet this endpoint may send at `now` into `out`.
@@ -542,6 +620,7 @@ impl Connection {
             .hostile
             .as_ref()
             .is_some_and(|h| h.mode().ignores_pacing());
+        self.note_reductions();
         loop {
             let mds = u64::from(self.cfg.max_datagram);
             let cwnd_ok = self.recovery.cwnd_room() >= mds || self.probes > 0;
@@ -596,7 +675,12 @@ impl Connection {
         let pn = self.next_pn;
         self.next_pn += 1;
         let traced = self.tracer.sent_frames(pn, &frames);
-        let mut pkt = Packet::new(pn, frames, self.cfg.verify);
+        let mut pkt = Packet::new(
+            pn,
+            frames,
+            self.cfg.packet_overhead as usize,
+            self.cfg.verify,
+        );
         if self.recovery.mark_next_ect() {
             pkt.ecn = Ecn::Ect0;
         }
@@ -630,7 +714,8 @@ impl Connection {
         out: &mut Vec<Packet>,
         pool: &mut Vec<Vec<Frame>>,
     ) -> bool {
-        let mut space = self.cfg.max_datagram as usize - PACKET_OVERHEAD;
+        let mut space =
+            (self.cfg.max_datagram as usize).saturating_sub(self.cfg.packet_overhead as usize);
         let mut frames = pool.pop().unwrap_or_default();
         let mut sent = SentFrames::new();
         if self.acks.has_new()
@@ -650,6 +735,27 @@ impl Connection {
             frames.push(ack);
         }
         if with_control {
+            if let Some(frame) = self
+                .ack_frequency
+                .as_mut()
+                .and_then(AckFrequencySender::frame_to_send)
+            {
+                if let Frame::AckFrequency {
+                    sequence,
+                    packet_tolerance,
+                    max_ack_delay_us,
+                    ..
+                } = frame
+                {
+                    sent.push(SentFrame::AckFrequency {
+                        sequence,
+                        packet_tolerance,
+                        max_ack_delay_us,
+                    });
+                }
+                space = space.saturating_sub(frame.encoded_len());
+                frames.push(frame);
+            }
             self.write_control(now, &mut space, &mut frames, &mut sent);
         }
         if let Some(h) = &mut self.hostile {

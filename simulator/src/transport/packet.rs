@@ -5,11 +5,10 @@ use crate::{
     quic::frame::{Frame, decode_frames},
 };
 
-use super::PACKET_OVERHEAD;
-
 /// A datagram carrying one short-header packet.
 ///
-/// Invariant: `size` = [`PACKET_OVERHEAD`] + Σ frame encoded lengths
+/// Invariant: `size` = the sender's per-packet overhead (short header and
+/// AEAD tag, [`super::PACKET_OVERHEAD`] by default) + Σ frame encoded lengths
 /// (+ padding); in verify mode `wire` holds exactly the encoded frames.
 #[derive(Clone, Debug)]
 pub struct Packet {
@@ -27,12 +26,13 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// Builds a packet from frames, computing its size from the codec; in
-    /// verify mode the frames are encoded to bytes and travel as bytes.
+    /// Builds a packet from frames, computing its size from the codec plus
+    /// `overhead` bytes of header and AEAD tag; in verify mode the frames
+    /// are encoded to bytes and travel as bytes.
     #[must_use]
-    pub fn new(pn: u64, frames: Vec<Frame>, verify: bool) -> Self {
+    pub fn new(pn: u64, frames: Vec<Frame>, overhead: usize, verify: bool) -> Self {
         let payload: usize = frames.iter().map(Frame::encoded_len).sum();
-        let size = u32::try_from(PACKET_OVERHEAD + payload).unwrap_or(u32::MAX);
+        let size = u32::try_from(overhead + payload).unwrap_or(u32::MAX);
         if verify {
             let mut wire = Vec::with_capacity(payload);
             for f in &frames {

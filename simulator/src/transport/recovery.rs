@@ -433,6 +433,13 @@ impl Recovery {
         }
     }
 
+    /// Congestion events that reduced the window so far (loss, ECN-CE,
+    /// persistent congestion); undoing one does not count back.
+    #[must_use]
+    pub const fn window_reductions(&self) -> u64 {
+        self.events + self.stats.ecn_events + self.stats.persistent_congestion
+    }
+
     /// Sets an RTT sample taken outside packet exchange (the handshake's,
     /// completed at `now`).
     pub fn seed_rtt(&mut self, now: Time, rtt: Duration) {

@@ -23,6 +23,15 @@ pub enum SentFrame {
     },
     /// MAX_DATA, MAX_STREAM_DATA or MAX_STREAMS, as flow control made it.
     Update(neqo_fc::UpdateFrame),
+    /// ACK_FREQUENCY request `sequence`.
+    AckFrequency {
+        /// Sequence number.
+        sequence: u64,
+        /// Packets per ACK asked for.
+        packet_tolerance: u64,
+        /// Delay asked for, in microseconds.
+        max_ack_delay_us: u64,
+    },
     /// DATA_BLOCKED at this limit.
     DataBlocked(u64),
     /// STREAM_DATA_BLOCKED.
@@ -61,6 +70,16 @@ impl SentFrame {
             Self::Update(UpdateFrame::MaxStreams { direction, limit }) => Frame::MaxStreams {
                 bidi: direction == Direction::Bidi,
                 maximum: limit,
+            },
+            Self::AckFrequency {
+                sequence,
+                packet_tolerance,
+                max_ack_delay_us,
+            } => Frame::AckFrequency {
+                sequence,
+                packet_tolerance,
+                max_ack_delay_us,
+                reordering_threshold: 0,
             },
             Self::DataBlocked(limit) => Frame::DataBlocked { limit },
             Self::StreamDataBlocked { id, limit } => Frame::StreamDataBlocked {

@@ -152,8 +152,10 @@ impl Simulation {
         let base = ConnConfig {
             endpoint: Endpoint::Client,
             max_datagram: s.transport.max_datagram_size,
+            packet_overhead: s.transport.packet_overhead,
             ack_ratio: s.transport.ack_ratio,
             max_ack_delay: s.transport.max_ack_delay,
+            ack_frequency: s.transport.ack_frequency,
             pacing: s.transport.pacing,
             send_buffer: s.transport.send_buffer,
             ecn: s.transport.ecn,
