@@ -38,7 +38,7 @@ use crate::{
     profiles::PathSpec,
     report::RunReport,
     spec::RunSpec,
-    transport::{EcnArg, PacingArg, Preset, TransportChoice},
+    transport::{EcnArg, PacingArg, TransportChoice},
     tuners::TunerSpec,
     workloads::WorkloadSpec,
 };
@@ -65,7 +65,7 @@ pub const PAIRS: [(TunerSpec, &str, bool); 5] = [
 /// rule for a patched variant when `base` is the neqo model.
 #[must_use]
 pub fn pair_transport(base: TransportChoice, pacing_patch: bool) -> TransportChoice {
-    if pacing_patch && base.preset == Preset::Neqo && base.pacing.is_none() {
+    if pacing_patch && base.preset.is_neqo() && base.pacing.is_none() {
         TransportChoice {
             pacing: Some(PacingArg::NeqoFixed),
             ..base

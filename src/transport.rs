@@ -19,6 +19,20 @@ pub enum Preset {
     /// bursts of 2 (ACK-only packets spending credit), 10 MiB send buffer
     /// per stream (ECN off: see `TransportOptions::neqo`).
     Neqo,
+    /// neqo 0.30.1 as traced in its test fixture: `neqo` with 1,232-byte
+    /// datagrams and 19 bytes of header and tag, ACK_FREQUENCY (an ACK
+    /// every 2nd packet until the sender's first congestion event, then
+    /// one per cwnd/20) and a pacer that does not wait below 1 ms
+    /// (`TransportOptions::neqo_traced`).
+    NeqoTraced,
+}
+
+impl Preset {
+    /// A model of neqo (its pacing, its send buffer).
+    #[must_use]
+    pub const fn is_neqo(self) -> bool {
+        matches!(self, Self::Neqo | Self::NeqoTraced)
+    }
 }
 
 /// How a sender paces, by name.
@@ -92,18 +106,23 @@ impl TransportChoice {
         let mut o = match self.preset {
             Preset::Default => TransportOptions::DEFAULT,
             Preset::Neqo => TransportOptions::neqo(rtt),
+            Preset::NeqoTraced => TransportOptions::neqo_traced(rtt),
         };
         if let Some(v) = self.datagram_size {
             o.max_datagram_size = v;
         }
+        // A fixed ACK rate asked for: no ACK_FREQUENCY changes it.
         if let Some(v) = self.ack_ratio {
             o.ack_ratio = v;
+            o.ack_frequency = None;
         }
         if let Some(v) = self.max_ack_delay {
             o.max_ack_delay = v;
+            o.ack_frequency = None;
         }
         if let Some(v) = self.pacing {
-            o.pacing = v.pacing();
+            // The preset's timer granularity stays.
+            o.pacing = v.pacing().with_granularity(o.pacing.granularity());
         }
         if let Some(v) = self.send_buffer {
             o.send_buffer = v;
@@ -121,6 +140,7 @@ impl TransportChoice {
         let mut s = match self.preset {
             Preset::Default => "default".to_owned(),
             Preset::Neqo => "neqo".to_owned(),
+            Preset::NeqoTraced => "neqo-traced".to_owned(),
         };
         if let Some(v) = self.datagram_size {
             s += &format!(",datagram-size={v}");
@@ -177,5 +197,37 @@ mod tests {
         let o = mixed.options(rtt);
         assert_eq!((o.pacing, o.send_buffer), (Pacing::RFC9002, None));
         assert_eq!(mixed.name(), "neqo,pacing=rfc9002,send-buffer=none");
+    }
+
+    #[test]
+    fn the_traced_model_and_its_overrides() {
+        let rtt = Duration::from_millis(50);
+        let traced = TransportChoice::preset(Preset::NeqoTraced);
+        let o = traced.options(rtt);
+        assert_eq!((o.max_datagram_size, o.packet_overhead), (1232, 19));
+        assert_eq!((o.ack_ratio, o.ack_frequency), (2, Some(200)));
+        assert_eq!(o.pacing.granularity(), Duration::from_millis(1));
+        assert_eq!(traced.name(), "neqo-traced");
+        assert!(Preset::NeqoTraced.is_neqo() && !Preset::Default.is_neqo());
+        // The pacing patch keeps the granularity.
+        let fixed = TransportChoice {
+            pacing: Some(PacingArg::NeqoFixed),
+            ..traced
+        };
+        let o = fixed.options(rtt);
+        assert!(!o.pacing.ack_only_debt());
+        assert_eq!(o.pacing.granularity(), Duration::from_millis(1));
+        // A fixed ACK rate turns ACK_FREQUENCY off.
+        let every_4 = TransportChoice {
+            ack_ratio: Some(4),
+            ..traced
+        };
+        assert_eq!(every_4.options(rtt).ack_frequency, None);
+        // The fitted model has neither.
+        let o = TransportChoice::preset(Preset::Neqo).options(rtt);
+        assert_eq!(
+            (o.ack_frequency, o.pacing.granularity()),
+            (None, Duration::ZERO)
+        );
     }
 }

@@ -231,6 +231,32 @@ fn a_path_that_mangles_ecn_fails_validation() {
     assert!(out.contains("ECN failed: no ECN counts"), "{out}");
 }
 
+/// `--transport neqo-traced` runs neqo's traced model and says so; a
+/// pacing override keeps its 1 ms granularity but is named.
+#[test]
+fn the_traced_neqo_transport_runs_and_is_named() {
+    let args = [
+        "--rate", "100Mbit", "--rtt", "20ms", "--queue", "0.1bdp", "--size", "8MB",
+    ];
+    let traced = run_json(&[&args[..], &["--transport", "neqo-traced"]].concat());
+    assert_eq!(traced["transport"], "neqo-traced", "{traced}");
+    assert!(traced["completed"].as_bool().unwrap_or(false), "{traced}");
+    let fixed = run_json(
+        &[
+            &args[..],
+            &["--transport", "neqo-traced", "--pacing", "neqo-fixed"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        fixed["transport"], "neqo-traced,pacing=neqo-fixed",
+        "{fixed}"
+    );
+    // 1,232-byte datagrams: a different run from the fitted model's.
+    let fitted = run_json(&[&args[..], &["--transport", "neqo"]].concat());
+    assert_ne!(traced["event_hash"], fitted["event_hash"]);
+}
+
 #[test]
 fn same_seed_same_json() {
     let args = [

@@ -486,17 +486,20 @@ pub struct TransportArgs {
     /// ACK every 2nd packet, RFC 9002 pacing, no send-buffer limit) or
     /// `neqo` (neqo 0.30 in its simulator: 1,252-byte datagrams, an ACK
     /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
-    /// send buffer per stream). The six flags below override single
-    /// settings.
+    /// send buffer per stream) or `neqo-traced` (`neqo` as traced in
+    /// neqo's test fixture: 1,232-byte datagrams, ACK_FREQUENCY, 1 ms
+    /// pacing granularity). The six flags below override single settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
     /// Largest UDP payload in bytes (1200..=65527).
     #[arg(long, value_name = "BYTES", value_parser = datagram_size_arg, allow_hyphen_values = true)]
     pub datagram_size: Option<u32>,
-    /// Acknowledge every N ack-eliciting packets (1..=1000).
+    /// Acknowledge every N ack-eliciting packets (1..=1000), for the whole
+    /// run: with `neqo-traced` it turns ACK_FREQUENCY off.
     #[arg(long, value_name = "N", value_parser = ack_ratio_arg, allow_hyphen_values = true)]
     pub ack_ratio: Option<u32>,
-    /// Largest delay before an acknowledgement (1ms..=1s): 25ms.
+    /// Largest delay before an acknowledgement (1ms..=1s): 25ms. With
+    /// `neqo-traced` it turns ACK_FREQUENCY off.
     #[arg(long, value_name = "DURATION", value_parser = max_ack_delay_arg, allow_hyphen_values = true)]
     pub max_ack_delay: Option<Duration>,
     /// Pacing: gain, burst, and (neqo) whether ACK-only packets spend credit.

@@ -527,6 +527,71 @@ fn calibration(runs: &Runs) -> Result<String, LabError> {
     ))
 }
 
+/// Means over the RTT sweep of every path of the committed matrix: real
+/// neqo, the fitted `neqo` model and the traced one, from
+/// [`Runs::calibration`], [`Runs::fitted_bench`] and [`Runs::traced`].
+fn calibration_models(runs: &Runs) -> Result<String, LabError> {
+    let pairs = [
+        ("unlimited", "unlimited"),
+        ("neqo", "neqo-main"),
+        ("neqo", "neqo-main+pacing"),
+        ("default", "neqo-fc"),
+        ("default", "neqo-fc+pacing"),
+    ];
+    let mean = |c: &crate::calibrate::Calibration, path: &str, sim: &str, real: &str| {
+        c.means
+            .iter()
+            .find(|m| m.path == path && m.sim_tuner == sim && m.real_variant == real)
+            .cloned()
+            .ok_or_else(|| LabError::Simulator(format!("calibration: no {path} {sim}/{real} mean")))
+    };
+    let mut t = Table::new(&[
+        ("path", Align::Left),
+        ("real variant", Align::Left),
+        ("sim", Align::Left),
+        ("real", Align::Right),
+        ("fitted `neqo`", Align::Right),
+        ("traced `neqo-traced`", Align::Right),
+    ]);
+    let (mut fitted_ok, mut traced_ok, mut all) = (0, 0, 0);
+    for path in ["mission", "bench", "bench-ecn"] {
+        let fitted = if path == "mission" {
+            &runs.calibration
+        } else {
+            &runs.fitted_bench
+        };
+        for (sim, real) in pairs {
+            let f = mean(fitted, path, sim, real)?;
+            let tr = mean(&runs.traced, path, sim, real)?;
+            all += 1;
+            fitted_ok += usize::from(f.within_target);
+            traced_ok += usize::from(tr.within_target);
+            let cell = |m: &crate::calibrate::Mean| {
+                format!(
+                    "{:.0} ({:+.1} %){}",
+                    m.sim_goodput_bps / 1e6,
+                    100.0 * (m.ratio - 1.0),
+                    if m.within_target { "" } else { " ✗" }
+                )
+            };
+            t.push(vec![
+                path.to_owned(),
+                format!("`{real}`"),
+                format!("`{sim}`"),
+                format!("{:.0}", f.real_goodput_bps / 1e6),
+                cell(&f),
+                cell(&tr),
+            ]);
+        }
+    }
+    Ok(format!(
+        "{}
+Means within target (±5 % for `unlimited` and `neqo`, ±10 % for `default`; ✗ marks the others): fitted {fitted_ok} of {all}, traced {traced_ok} of {all}.
+",
+        t.markdown()
+    ))
+}
+
 /// The committed real-neqo matrix: mean goodput over the RTT sweep per
 /// path and variant, from [`Runs::real`].
 fn real_neqo(runs: &Runs) -> String {
@@ -602,6 +667,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("initial-window".to_owned(), initial_window(runs)?);
     b.insert("tuner-measurements".to_owned(), tuner_measurements(runs)?);
     b.insert("calibration".to_owned(), calibration(runs)?);
+    b.insert("calibration-models".to_owned(), calibration_models(runs)?);
     b.insert("real-neqo".to_owned(), real_neqo(runs));
     Ok(b)
 }

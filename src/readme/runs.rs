@@ -51,6 +51,11 @@ pub struct Runs {
     /// The simulator (neqo transport) beside the committed real-neqo
     /// results, mission path ([`crate::calibrate`]).
     pub calibration: Calibration,
+    /// The fitted neqo model on the bench paths (the mission path is
+    /// [`Runs::calibration`]), and the traced model on every path.
+    pub fitted_bench: Calibration,
+    /// See [`Runs::fitted_bench`].
+    pub traced: Calibration,
     /// The committed real-neqo results.
     pub real: RealResults,
 }
@@ -192,7 +197,26 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         threads,
         &|_| on_done("calibrate"),
     );
-    if let Some(e) = calibration.errors.first() {
+    let mut bench = real.clone();
+    bench.runs.retain(|r| r.path != "mission");
+    let fitted_bench = calibrate(
+        &bench,
+        RECORDED_PATH,
+        TransportChoice::preset(Preset::Neqo),
+        threads,
+        &|_| on_done("calibrate"),
+    );
+    let traced = calibrate(
+        &real,
+        RECORDED_PATH,
+        TransportChoice::preset(Preset::NeqoTraced),
+        threads,
+        &|_| on_done("calibrate"),
+    );
+    if let Some(e) = [&calibration, &fitted_bench, &traced]
+        .iter()
+        .find_map(|c| c.errors.first())
+    {
         return Err(LabError::Simulator(format!("readme calibration run {e}")));
     }
     // A named run that failed is a bug in the README's runs: say so.
@@ -210,6 +234,8 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         no_headroom,
         sweep,
         calibration,
+        fitted_bench,
+        traced,
         real,
     })
 }
@@ -217,9 +243,10 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
 /// Runs [`run_everything`] makes (the progress bar's length).
 #[must_use]
 pub fn run_count() -> u64 {
-    let calibration = RealResults::recorded().map_or(0, |mut r| {
-        r.runs.retain(|r| r.path == "mission");
-        crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len()
+    let calibration = RealResults::recorded().map_or(0, |r| {
+        let fitted = crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len();
+        let traced = crate::calibrate::specs(&r, TransportChoice::preset(Preset::NeqoTraced)).len();
+        fitted + traced
     });
     (Matrix::full().specs().len() + named_specs().len() + 1 + calibration) as u64 + SWEEP_SEEDS
 }
