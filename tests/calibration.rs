@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use fc_lab::{
-    calibrate::{Calibration, RealResults, RealRun, calibrate, specs},
+    calibrate::{Calibration, Mean, RealResults, RealRun, calibrate, specs},
     transport::{Preset, TransportChoice},
 };
 
@@ -167,25 +167,22 @@ fn bench_with_ecn_agrees_on_the_mean_and_on_how_rarely_codel_marks() {
     assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
 }
 
-/// The bench path over 21 RTTs (`integrations/neqo/results/bench-dense.json`,
-/// 20–100 ms every 4 ms, ECN off and on): single runs are chaotic there,
-/// but over the denser sweep `unlimited` agrees with real neqo's mean
-/// within ±5 % and `default` with `neqo-fc+pacing`'s within ±10 %, ECN off
-/// and on. (The `neqo` model does not: see the integration README.)
-#[test]
-fn bench_over_21_rtts_agrees_on_the_means() {
+/// The committed 21-RTT bench sweep (`integrations/neqo/results/bench-dense.json`,
+/// 20–100 ms every 4 ms, ECN off and on) for the real `variants`, beside
+/// the simulator's `transport`: four means (two variants, ECN off and
+/// on), each over all 21 RTTs.
+fn dense_sweep(variants: [&str; 2], transport: Preset) -> Vec<Mean> {
     let mut real = RealResults::parse(
         include_str!("../integrations/neqo/results/bench-dense.json"),
         "integrations/neqo/results/bench-dense.json",
     )
     .expect("the committed dense sweep parses");
-    real.runs
-        .retain(|r| r.variant == "unlimited" || r.variant == "neqo-fc+pacing");
+    real.runs.retain(|r| variants.contains(&r.variant.as_str()));
     assert_eq!(real.runs.len(), 84);
     let c = calibrate(
         &real,
         "recorded, bench path over 21 RTTs",
-        TransportChoice::preset(Preset::Neqo),
+        TransportChoice::preset(transport),
         threads(),
         &|_| {},
     );
@@ -194,6 +191,17 @@ fn bench_over_21_rtts_agrees_on_the_means() {
     assert_eq!(c.means.len(), 4, "{:?}", c.means);
     for m in &c.means {
         assert_eq!(m.runs, 21, "{m:?}");
+    }
+    c.means
+}
+
+/// Single runs on the bench path are chaotic, but over the 21-RTT sweep
+/// `unlimited` agrees with real neqo's mean within ±5 % and `default`
+/// with `neqo-fc+pacing`'s within ±10 %, ECN off and on. (The fitted
+/// `neqo` model does not: see the integration README.)
+#[test]
+fn bench_over_21_rtts_agrees_on_the_means() {
+    for m in dense_sweep(["unlimited", "neqo-fc+pacing"], Preset::Neqo) {
         let band = if m.sim_tuner == "unlimited" {
             0.05
         } else {
@@ -211,26 +219,7 @@ fn bench_over_21_rtts_agrees_on_the_means() {
 /// on. (With the fitted `neqo` model the debt costs 7–12 % here.)
 #[test]
 fn bench_over_21_rtts_the_traced_model_agrees_on_neqo_main() {
-    let mut real = RealResults::parse(
-        include_str!("../integrations/neqo/results/bench-dense.json"),
-        "integrations/neqo/results/bench-dense.json",
-    )
-    .expect("the committed dense sweep parses");
-    real.runs
-        .retain(|r| r.variant == "neqo-main" || r.variant == "neqo-main+pacing");
-    assert_eq!(real.runs.len(), 84);
-    let c = calibrate(
-        &real,
-        "recorded, bench path over 21 RTTs",
-        TransportChoice::preset(Preset::NeqoTraced),
-        threads(),
-        &|_| {},
-    );
-    eprintln!("{}", c.render());
-    assert!(c.errors.is_empty(), "{:?}", c.errors);
-    assert_eq!(c.means.len(), 4, "{:?}", c.means);
-    for m in &c.means {
-        assert_eq!(m.runs, 21, "{m:?}");
+    for m in dense_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
         assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     }
 }
