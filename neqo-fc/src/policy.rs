@@ -11,7 +11,10 @@ pub enum BlockedResponse {
     /// The claim counts once the data received reaches the limit it names,
     /// and then only when the limit can grow by an eighth of the update
     /// threshold: a peer that sends *_BLOCKED in every packet gets
-    /// updates no sooner than an honest one.
+    /// updates no sooner than an honest one. Once the stack has written an
+    /// update a whole threshold late (it rations its updates), claims no
+    /// longer bring one forward at all
+    /// ([`crate::ReceiverFlowControl::update_due`]).
     #[default]
     BorneOut,
     /// neqo 0.30 (`send_flowc_update`): if anything was retired since the

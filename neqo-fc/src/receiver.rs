@@ -65,6 +65,11 @@ pub struct ReceiverFlowControl<S> {
     /// from then until the stack writes the frame was read while the
     /// peer waited for credit (see [`crate::TuneInput::late`]).
     due_since: Option<u64>,
+    /// The stack once wrote an update a whole update threshold after it
+    /// became due: *_BLOCKED no longer makes an update due early (see
+    /// [`ReceiverFlowControl::update_due`]). Never cleared; only with
+    /// [`crate::BlockedResponse::BorneOut`].
+    held_back: bool,
     /// Bytes the latest retirement call released at once.
     last_read: u64,
     /// Where the previous tuning step left off.
@@ -113,6 +118,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             blocked_at: None,
             acked_limit: initial,
             due_since: None,
+            held_back: false,
             last_read: 0,
             step: tuning::StepMarks::default(),
         }

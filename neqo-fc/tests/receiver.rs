@@ -647,6 +647,58 @@ fn blocked_makes_update_due_only_if_the_limit_can_be_extended() {
 /// A *_BLOCKED counts only once the data received reaches the limit the
 /// peer says it is blocked at (issue #6: a peer flooding *_BLOCKED must
 /// not make updates, and tuning steps, come sooner than retirement does).
+/// A stack that writes an update a whole threshold after it became due
+/// rations its updates (neqo 0.30's pacer): from then on a *_BLOCKED no
+/// longer makes one due before the threshold, as a sliver of credit would
+/// spend the stack's next update. A stack that writes them on time keeps
+/// the early answer.
+#[test]
+fn blocked_gets_no_early_answer_once_an_update_was_written_a_threshold_late() {
+    // Window 1000, threshold 250, *_BLOCKED step 31. `lag` bytes are read
+    // while the second update, due at 749 retired, waits to be written.
+    let run = |lag: u64| {
+        let mut s = stream(1000);
+        s.on_data(250, false).unwrap();
+        s.retire_to(250).unwrap();
+        assert_eq!(s.send_update(at(1), rtt(), &Fixed).unwrap().limit, 1250);
+        s.on_data(749 + lag, false).unwrap();
+        s.retire_to(749).unwrap();
+        assert!(s.update_due());
+        s.retire_to(749 + lag).unwrap();
+        let limit = s.send_update(at(2), rtt(), &Fixed).unwrap().limit;
+        assert_eq!(limit, 1749 + lag);
+        // 100 more arrive and are read (≥ the step, < the threshold), and
+        // the peer reports blocked at 800, which the data passed.
+        s.on_data(849 + lag, false).unwrap();
+        s.retire_to(849 + lag).unwrap();
+        assert!(!s.update_due());
+        assert!(s.blocked_received(800));
+        s
+    };
+    // 249 read while it waited: one byte short of a threshold late.
+    let s = run(249);
+    assert!(!s.updates_held_back());
+    assert!(s.update_due(), "on time: the claim is answered early");
+    // 250: a threshold late.
+    let mut s = run(250);
+    assert!(s.updates_held_back());
+    assert!(!s.update_due(), "held back: no early answer");
+    assert_eq!(s.send_update(at(3), rtt(), &Fixed), None);
+    // The threshold still makes an update due: 250 read since the limit.
+    s.on_data(1249, false).unwrap();
+    s.retire_to(1248).unwrap();
+    assert!(!s.update_due());
+    s.retire_to(1249).unwrap();
+    assert!(s.update_due());
+    assert_eq!(s.send_update(at(4), rtt(), &Fixed).unwrap().limit, 2249);
+    // Never cleared: that update was on time, the next claim still waits.
+    s.on_data(1349, false).unwrap();
+    s.retire_to(1349).unwrap();
+    assert!(s.blocked_received(1300));
+    assert!(s.updates_held_back());
+    assert!(!s.update_due());
+}
+
 #[test]
 fn blocked_counts_only_once_the_data_reaches_the_claimed_limit() {
     let mut s = stream(1000);

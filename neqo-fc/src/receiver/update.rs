@@ -26,6 +26,19 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     ///   `update_fraction × window` bytes have been retired since the limit
     ///   was set (one byte less is not enough).
     ///
+    /// The *_BLOCKED answer (an update before the threshold, extending the
+    /// limit by as little as the *_BLOCKED step) stops for good once the
+    /// stack has written an update a whole threshold (`update_fraction ×
+    /// window` retired) after it became due: such a stack rations its
+    /// updates (neqo 0.30's pacer holds a receive-mostly endpoint's
+    /// MAX_STREAM_DATA back until its previous packet is acknowledged, about
+    /// one per round trip), and a small early answer would spend that
+    /// round trip's update on a sliver of credit. Answering a claim that
+    /// crossed our latest update in flight that way locked a simulated
+    /// 60 ms path into one real update per two round trips (480 Mbit/s
+    /// against real neqo's 802). With
+    /// [`BlockedResponse::AtOnce`] (neqo's rule) the answer never stops.
+    ///
     /// Never true once the stream's final size is known.
     pub fn update_due(&self) -> bool {
         if self.final_size.is_some() {
@@ -34,7 +47,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if self.resend_pending {
             return true;
         }
-        self.blocked() && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
+        self.blocked()
+            && !self.held_back
+            && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
             || self.threshold_reached()
     }
 
@@ -117,6 +132,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // the limit, so this never lowers the limit.
         self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
         self.resend_pending = false;
+        // Retired while the due frame waited: a whole threshold of it
+        // shows a stack that rations updates (see `update_due`).
+        let late = self.retired - self.due_since.unwrap_or(self.retired);
+        self.held_back |= self.blocked_response == BlockedResponse::BorneOut
+            && late >= self.update_fraction.of(self.max_active).max(1);
         self.due_since = None;
         // This update answers a borne-out *_BLOCKED; one whose data is
         // still on its way waits for it.
@@ -132,6 +152,13 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// True while the frame carrying the current limit must be re-sent.
     pub fn resend_pending(&self) -> bool {
         self.resend_pending
+    }
+
+    /// True once the stack wrote an update a whole threshold after it
+    /// became due: from then on a *_BLOCKED no longer makes an update due
+    /// before the threshold (see [`ReceiverFlowControl::update_due`]).
+    pub fn updates_held_back(&self) -> bool {
+        self.held_back
     }
 
     /// Bytes the limit would grow by if an update were sent now without a
