@@ -2,8 +2,9 @@
 //! of the committed neqo integration results
 //! (`integrations/neqo/results/matrix.json`, written by
 //! `integrations/neqo/run.sh --json`), simulated with the `neqo`
-//! transport model, the bench path with ECN, and the bench path over a
-//! denser RTT sweep (`results/bench-dense.json`). The asserted bands are
+//! transport model, the bench path with ECN, and both paths over a denser
+//! RTT sweep (`results/bench-dense.json`, `results/mission-dense.json`),
+//! with the traced model too. The asserted bands are
 //! the agreement the model reaches there; the full targets (every
 //! cell of every path) are in the ignored test, which prints every cell.
 
@@ -201,32 +202,84 @@ fn bench_with_ecn_agrees_on_the_mean_and_on_how_rarely_codel_marks() {
     assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
 }
 
-/// The committed 21-RTT bench sweep (`integrations/neqo/results/bench-dense.json`,
-/// 20–100 ms every 4 ms, ECN off and on) for the real `variants`, beside
-/// the simulator's `transport`: four means (two variants, ECN off and
-/// on), each over all 21 RTTs.
-fn dense_sweep(variants: [&str; 2], transport: Preset) -> Vec<Mean> {
-    let mut real = RealResults::parse(
-        include_str!("../integrations/neqo/results/bench-dense.json"),
-        "integrations/neqo/results/bench-dense.json",
-    )
-    .expect("the committed dense sweep parses");
+/// A committed 21-RTT sweep (20–100 ms every 4 ms) for the real
+/// `variants`, beside the simulator's `transport`: one mean per variant
+/// and path (the bench sweep has ECN off and on), each over all 21 RTTs.
+fn dense_sweep(json: &str, source: &str, variants: &[&str], transport: Preset) -> Vec<Mean> {
+    let mut real = RealResults::parse(json, source).expect("the committed dense sweep parses");
     real.runs.retain(|r| variants.contains(&r.variant.as_str()));
-    assert_eq!(real.runs.len(), 84);
+    let paths = if real.runs.iter().any(|r| r.ecn) {
+        2
+    } else {
+        1
+    };
+    assert_eq!(real.runs.len(), 21 * variants.len() * paths);
     let c = calibrate(
         &real,
-        "recorded, bench path over 21 RTTs",
+        source,
         TransportChoice::preset(transport),
         threads(),
         &|_| {},
     );
     eprintln!("{}", c.render());
     assert!(c.errors.is_empty(), "{:?}", c.errors);
-    assert_eq!(c.means.len(), 4, "{:?}", c.means);
+    assert_eq!(c.means.len(), variants.len() * paths, "{:?}", c.means);
     for m in &c.means {
         assert_eq!(m.runs, 21, "{m:?}");
     }
     c.means
+}
+
+/// The bench path's sweep (`integrations/neqo/results/bench-dense.json`,
+/// ECN off and on).
+fn bench_sweep(variants: [&str; 2], transport: Preset) -> Vec<Mean> {
+    dense_sweep(
+        include_str!("../integrations/neqo/results/bench-dense.json"),
+        "integrations/neqo/results/bench-dense.json",
+        &variants,
+        transport,
+    )
+}
+
+/// The mission path's sweep (`integrations/neqo/results/mission-dense.json`).
+fn mission_sweep(variants: &[&str], transport: Preset) -> Vec<Mean> {
+    dense_sweep(
+        include_str!("../integrations/neqo/results/mission-dense.json"),
+        "integrations/neqo/results/mission-dense.json",
+        variants,
+        transport,
+    )
+}
+
+/// Over the mission path's 21 RTTs the fitted `neqo` model has every mean
+/// within target: `unlimited` and `neqo` (against neqo main, with and
+/// without the pacing fix) within ±5 %, `default` (against neqo-fc, with
+/// and without it) within ±10 %.
+#[test]
+fn mission_over_21_rtts_the_fitted_model_agrees_on_every_mean() {
+    let variants = [
+        "unlimited",
+        "neqo-main",
+        "neqo-main+pacing",
+        "neqo-fc",
+        "neqo-fc+pacing",
+    ];
+    for m in mission_sweep(&variants, Preset::Neqo) {
+        let band = if m.sim_tuner == "default" { 0.10 } else { 0.05 };
+        assert!((m.ratio - 1.0).abs() <= band, "{m:?}");
+    }
+}
+
+/// The traced model over the same sweep: `default` within ±5 % of
+/// neqo-fc's mean, with the pacing debt and without. (Its `neqo` is not:
+/// −15.7 % against neqo main, which loses packets in slow start at every
+/// RTT up to 72 ms and so ends its debt, where the traced model loses
+/// none at seven of those RTTs and keeps it; see the integration README.)
+#[test]
+fn mission_over_21_rtts_the_traced_model_agrees_on_neqo_fc() {
+    for m in mission_sweep(&["neqo-fc", "neqo-fc+pacing"], Preset::NeqoTraced) {
+        assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
+    }
 }
 
 /// Single runs on the bench path are chaotic, but over the 21-RTT sweep
@@ -235,7 +288,7 @@ fn dense_sweep(variants: [&str; 2], transport: Preset) -> Vec<Mean> {
 /// `neqo` model does not: see the integration README.)
 #[test]
 fn bench_over_21_rtts_agrees_on_the_means() {
-    for m in dense_sweep(["unlimited", "neqo-fc+pacing"], Preset::Neqo) {
+    for m in bench_sweep(["unlimited", "neqo-fc+pacing"], Preset::Neqo) {
         let band = if m.sim_tuner == "unlimited" {
             0.05
         } else {
@@ -253,7 +306,7 @@ fn bench_over_21_rtts_agrees_on_the_means() {
 /// on. (With the fitted `neqo` model the debt costs 7–12 % here.)
 #[test]
 fn bench_over_21_rtts_the_traced_model_agrees_on_neqo_main() {
-    for m in dense_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
+    for m in bench_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
         assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     }
 }
