@@ -81,7 +81,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // Whether the wait cost the peer anything shows only half a round
         // trip later, in data that stops at the old limit; the tuner
         // bounds what it makes of it instead (see `ExcessTuner`).
-        let late = self.retired - self.due_since.unwrap_or(self.retired);
+        let late = self.late();
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
         // A step at which the reader again read all it received, but the
         // peer had not yet caught up with a limit the previous step raised

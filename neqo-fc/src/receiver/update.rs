@@ -132,11 +132,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         // the limit, so this never lowers the limit.
         self.max_allowed = self.max_allowed.max(self.target().min(max_limit));
         self.resend_pending = false;
-        // Retired while the due frame waited: a whole threshold of it
-        // shows a stack that rations updates (see `update_due`).
-        let late = self.retired - self.due_since.unwrap_or(self.retired);
+        // A whole threshold retired while the due frame waited shows a
+        // stack that rations updates (see `update_due`).
         self.held_back |= self.blocked_response == BlockedResponse::BorneOut
-            && late >= self.update_fraction.of(self.max_active).max(1);
+            && self.late() >= self.update_fraction.of(self.max_active).max(1);
         self.due_since = None;
         // This update answers a borne-out *_BLOCKED; one whose data is
         // still on its way waits for it.
@@ -147,6 +146,12 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             limit: self.max_allowed,
             change,
         })
+    }
+
+    /// Bytes retired since an update became due and while it waited to be
+    /// written (0 while none is due).
+    pub(super) fn late(&self) -> u64 {
+        self.retired - self.due_since.unwrap_or(self.retired)
     }
 
     /// True while the frame carrying the current limit must be re-sent.
