@@ -19,15 +19,20 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// The committed real runs that `keep` selects, calibrated on the `neqo`
-/// transport model (every cell printed to stderr).
+/// The committed real runs that `keep` selects, calibrated on the
+/// `neqo` transport model (every cell printed to stderr).
 fn calibrated(keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
+    calibrated_on(Preset::Neqo, keep, source)
+}
+
+/// As [`calibrated`], on the `transport` model.
+fn calibrated_on(transport: Preset, keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
     let mut real = RealResults::recorded().expect("the committed results parse");
     real.runs.retain(keep);
     let c = calibrate(
         &real,
         source,
-        TransportChoice::preset(Preset::Neqo),
+        TransportChoice::preset(transport),
         threads(),
         &|_| {},
     );
@@ -148,17 +153,11 @@ fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
 /// a mean of −25 %.
 #[test]
 fn default_matches_neqo_fc_with_the_pacing_debt_on_the_traced_model() {
-    let mut real = RealResults::recorded().expect("the committed results parse");
-    real.runs
-        .retain(|r| r.path == "mission" && r.variant == "neqo-fc");
-    let c = calibrate(
-        &real,
+    let c = calibrated_on(
+        Preset::NeqoTraced,
+        |r| r.path == "mission" && r.variant == "neqo-fc",
         "recorded, mission path",
-        TransportChoice::preset(Preset::NeqoTraced),
-        threads(),
-        &|_| {},
     );
-    eprintln!("{}", c.render());
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     for r in rows(&c, "default", "neqo-fc") {
         assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
