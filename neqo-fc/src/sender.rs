@@ -8,7 +8,8 @@ use crate::{FlowSubject, MAX_VARINT};
 ///
 /// Invariants: `used ≤ limit ≤ 2^62 − 1`; `limit` only rises (a MAX_* frame
 /// that does not raise it is ignored, RFC 9000 §4.1); at most one
-/// *_BLOCKED is reported per limit, re-armed only if that frame is lost.
+/// *_BLOCKED is reported per limit, re-armed only if that frame is lost;
+/// a report is only ever pending for the current limit.
 #[derive(Clone, Debug)]
 pub struct SenderFlowControl<S> {
     subject: S,
@@ -86,9 +87,28 @@ impl<S: FlowSubject> SenderFlowControl<S> {
         true
     }
 
+    /// The application has written data up to the limit and has more,
+    /// although some of that credit is not on the wire yet: arms a
+    /// *_BLOCKED report once per limit, like [`Self::blocked`] does when
+    /// the credit is all sent. For a stack that counts credit when the
+    /// application writes into its send buffer, as neqo does
+    /// (`send_stream.rs`: the credit is consumed in `send`, and a stream
+    /// reports itself blocked after each STREAM frame it sends once the
+    /// written data reached the limit), so its peer hears of the limit
+    /// about a round trip before the data has reached it. Returns true if
+    /// it armed one.
+    pub fn blocked_by_writes(&mut self) -> bool {
+        if self.blocked_at == Some(self.limit) {
+            return false;
+        }
+        self.blocked_at = Some(self.limit);
+        self.blocked_pending = true;
+        true
+    }
+
     /// The limit to report in a *_BLOCKED frame, if one is due.
     pub fn blocked_needed(&self) -> Option<u64> {
-        (self.blocked_pending && self.available() == 0).then_some(self.limit)
+        self.blocked_pending.then_some(self.limit)
     }
 
     /// The *_BLOCKED frame was written.
@@ -99,7 +119,7 @@ impl<S: FlowSubject> SenderFlowControl<S> {
     /// The *_BLOCKED frame reporting `limit` was lost: report again if we
     /// are still blocked at that same limit.
     pub fn blocked_lost(&mut self, limit: u64) {
-        if self.blocked_at == Some(limit) && self.limit == limit && self.available() == 0 {
+        if self.blocked_at == Some(limit) && self.limit == limit {
             self.blocked_pending = true;
         }
     }

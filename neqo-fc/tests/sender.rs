@@ -154,3 +154,29 @@ fn subjects_name_the_frame_kind() {
     let c = SenderFlowControl::new(Connection, 1);
     assert_eq!(c.subject().subject(), Subject::Connection);
 }
+
+#[test]
+fn blocked_by_writes_reports_a_limit_before_its_credit_is_sent() {
+    let mut s = SenderFlowControl::new(StreamId(0), 1000);
+    s.consume(400);
+    // The application wrote up to 1000; 600 bytes of credit are unsent.
+    assert!(s.blocked_by_writes());
+    assert_eq!(s.blocked_needed(), Some(1000));
+    assert!(!s.blocked_by_writes(), "once per limit");
+    s.blocked_sent();
+    assert_eq!(s.blocked_needed(), None);
+    // Sending the rest does not report the same limit again.
+    s.consume(600);
+    assert!(!s.blocked(), "already reported at this limit");
+    // Lost while the limit stands: reported again, credit or not.
+    s.blocked_lost(1000);
+    assert_eq!(s.blocked_needed(), Some(1000));
+    // A raise cancels the pending report and a new limit gets its own.
+    assert!(s.update(1500));
+    assert_eq!(s.blocked_needed(), None);
+    s.blocked_lost(1000);
+    assert_eq!(s.blocked_needed(), None, "the lost report's limit is gone");
+    assert!(s.blocked_by_writes());
+    assert_eq!(s.blocked_needed(), Some(1500));
+    assert_eq!(s.available(), 500);
+}
