@@ -49,7 +49,10 @@ pub struct Config {
     /// instead of 35 with ¼ of 512 KiB (README, "Initial stream window").
     pub seed_fraction: Option<Fraction>,
     /// The connection window is kept ≥ this × the largest stream window.
-    /// Default 3/2 (quiche, quic-go).
+    /// Default 3/2 (quiche, quic-go). Zero turns the floor off, for a
+    /// stack that tunes its connection window on its own as neqo main
+    /// does (only without a budget: the budget's shares are measured
+    /// through the floor).
     pub connection_floor: Fraction,
     /// Connection-wide memory budget and idle-stream reclaim; `None` =
     /// unbounded (as every peer stack). Default: [`Budget::default`].
@@ -105,7 +108,7 @@ impl Config {
     /// Checks the settings and returns them in the form controllers take.
     ///
     /// Accepted: `update_fraction` in (0, 1]; `seed_fraction` ≤ 1;
-    /// `connection_floor` ≥ 1; every window in [1, 2^62 − 1] and each
+    /// `connection_floor` ≥ 1, or 0 (no floor) without a budget; every window in [1, 2^62 − 1] and each
     /// initial window ≤ its maximum; stream limits ≤ 2^60;
     /// `max_open_streams() × max_stream_window` ≤ 2^62 − 1 (so the credit
     /// over all streams is a valid QUIC value: an "unlimited" stream window
@@ -121,8 +124,14 @@ impl Config {
         if self.seed_fraction.is_some_and(|s| s.num() > s.den()) {
             return Err(ConfigError("seed_fraction must be in [0, 1]"));
         }
-        if self.connection_floor.num() < self.connection_floor.den() {
-            return Err(ConfigError("connection_floor must be >= 1"));
+        let no_floor = self.connection_floor.num() == 0;
+        if !no_floor && self.connection_floor.num() < self.connection_floor.den() {
+            return Err(ConfigError("connection_floor must be 0 (none) or >= 1"));
+        }
+        if no_floor && self.budget.is_some() {
+            return Err(ConfigError(
+                "connection_floor 0 (none) needs budget None: the budget's shares are measured through the floor",
+            ));
         }
         let windows = [
             (
@@ -274,6 +283,23 @@ mod tests {
                 ..d
             })
             .starts_with("connection_floor")
+        );
+        // No floor: only without a budget.
+        assert!(
+            bad(Config {
+                connection_floor: Fraction::ZERO,
+                ..d
+            })
+            .starts_with("connection_floor 0")
+        );
+        assert!(
+            Config {
+                connection_floor: Fraction::ZERO,
+                budget: None,
+                ..d
+            }
+            .validate()
+            .is_ok()
         );
         assert!(
             bad(Config {

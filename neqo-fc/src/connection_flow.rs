@@ -28,7 +28,8 @@ use crate::{
 ///   never exceeds [`ConnectionFlow::budget`] — credit is only extended
 ///   within it, and never reneged (limits never decrease);
 /// - the connection window stays ≥ `connection_floor × largest stream
-///   window` and, with a budget, ≥ the credit committed to streams, so
+///   window` (a floor of 0, allowed only without a budget, leaves it to
+///   its own tuning) and, with a budget, ≥ the credit committed to streams, so
 ///   neither one stream nor data parked in slow streams makes the
 ///   connection limit block the others;
 /// - windows grow only from bytes the application retired, and never past

@@ -73,7 +73,7 @@ prop_compose! {
         uni in prop_oneof![Just(1u64), 1u64..8, 1000u64..3000],
         update_fraction in fraction(),
         seed in proptest::option::of(fraction()),
-        floor in (1u32..4, 1u32..3),
+        floor in (0u32..4, 1u32..3),
         budget in proptest::option::of((0u32..6, 1u32..8, window())),
         neqo_rules in (any::<bool>(), any::<bool>()),
     ) -> ValidConfig {
@@ -88,7 +88,13 @@ prop_compose! {
             max_connection_window: max_conn,
             update_fraction,
             seed_fraction: seed,
-            connection_floor: Fraction::new(floor.0 + floor.1, floor.1).unwrap(),
+            // 0 draws no floor where that is allowed (no budget), a
+            // floor of 1 otherwise.
+            connection_floor: if floor.0 == 0 && budget.is_none() {
+                Fraction::ZERO
+            } else {
+                Fraction::new(floor.0 + floor.1, floor.1).unwrap()
+            },
             budget: budget.map(|(idle_rtts, multiple, ceiling)| Budget {
                 idle_rtts,
                 multiple: Fraction::new(multiple, 2).unwrap(),

@@ -979,6 +979,31 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
     assert_eq!(c.send_update(at(6), rtt(), &Fixed).unwrap().limit, 1500);
 }
 
+/// With no floor (0, allowed without a budget, as neqo main runs) a
+/// stream seeded above the connection window leaves the connection window
+/// where it was; with the default 3/2 the same stream raises it.
+#[test]
+fn no_connection_floor_leaves_the_connection_window_to_its_own_tuning() {
+    let (flow, s, _) = open_seeded(Config {
+        connection_floor: Fraction::ZERO,
+        ..seed_config(8 << 20)
+    });
+    assert_eq!(s.fc().window(), 2 << 20, "seeded at ¼ of 8 MiB");
+    assert_eq!(flow.connection().window(), 8 << 20);
+    let (flow, s, _) = open_seeded(Config {
+        connection_floor: Fraction::ZERO,
+        initial_stream_window: 12 << 20,
+        ..seed_config(8 << 20)
+    });
+    assert_eq!(s.fc().window(), 12 << 20);
+    assert_eq!(flow.connection().window(), 8 << 20, "below the stream's");
+    let (flow, _, _) = open_seeded(Config {
+        initial_stream_window: 12 << 20,
+        ..seed_config(8 << 20)
+    });
+    assert_eq!(flow.connection().window(), 18 << 20, "3/2 × 12 MiB");
+}
+
 /// The floor is exact: `2 × C ≥ 3 × S` also for odd stream windows (the
 /// product is rounded up, not down).
 #[test]
