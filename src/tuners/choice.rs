@@ -7,7 +7,7 @@
 //! `-budget` removes it from ours; a suffix that restates the strategy's
 //! own setting is accepted and dropped from the canonical name.
 
-use neqo_fc::{Budget, ConfigError};
+use neqo_fc::{Budget, ConfigError, Fraction};
 
 use super::strategy::{Overrides, TunerSpec, Tuning, finish};
 
@@ -113,6 +113,11 @@ impl TunerChoice {
         }
         let mut tuning = self.base.build(overrides, streams)?;
         tuning.config.budget = self.budget.then(Budget::default);
+        // The budget shares what it measures through the connection
+        // floor: a peer without one (`neqo`) gets the smallest, 1.
+        if self.budget && tuning.config.connection_floor.num() == 0 {
+            tuning.config.connection_floor = Fraction::ONE;
+        }
         finish(tuning.tuner, tuning.config)
     }
 }
@@ -220,13 +225,17 @@ mod tests {
         let neqo_b = build("neqo+budget").config;
         assert_eq!(neqo.budget, None);
         assert_eq!(neqo_b.budget, Some(Budget::default()));
+        // neqo has no connection floor; the budget needs one (1).
+        assert_eq!(neqo.connection_floor, Fraction::ZERO);
+        assert_eq!(neqo_b.connection_floor, Fraction::ONE);
         assert_eq!(
             Config {
                 budget: None,
+                connection_floor: Fraction::ZERO,
                 ..neqo_b
             },
             neqo,
-            "only the budget differs"
+            "only the budget and the floor it needs differ"
         );
         assert_eq!(
             build("double+budget").config.budget,

@@ -152,8 +152,10 @@ impl TunerSpec {
                 let caps = NeqoTuner::CAPS;
                 let windows = [1 << 20, 2 << 20, caps.stream, caps.connection];
                 // neqo's controller, not only its formula: it answers
-                // *_BLOCKED at once and tunes at every update it writes.
-                let mut config = peer(windows, Fraction::QUARTER, Fraction::ONE);
+                // *_BLOCKED at once, tunes at every update it writes, and
+                // tunes its connection window on its own, with no floor
+                // over the stream windows (`fc.rs`).
+                let mut config = peer(windows, Fraction::QUARTER, Fraction::ZERO);
                 config.blocked_response = BlockedResponse::AtOnce;
                 config.tuning_interval = TuningInterval::EveryUpdate;
                 (Arc::new(NeqoTuner), config)

@@ -6,6 +6,7 @@
 
 pub mod ack;
 pub mod ack_frequency;
+pub mod app_limit;
 pub mod cc;
 pub mod ecn_counts;
 pub mod ecn_validation;
@@ -16,6 +17,7 @@ pub mod rtt;
 pub mod varint;
 
 pub use ack::AckRanges;
+pub use app_limit::AppLimit;
 pub use cc::{CcAlgorithm, CcState, CongestionControl, Cubic, NewReno};
 pub use ecn_counts::EcnCounts;
 pub use frame::{Frame, decode_frames};

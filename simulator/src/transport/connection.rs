@@ -37,6 +37,7 @@ use crate::{
     net::Ecn,
     quic::{
         ack_frequency::{AckFrequencySender, AckRate},
+        app_limit::AppLimit,
         cc::CcAlgorithm,
         frame::Frame,
         pacer::Pacing,
@@ -71,6 +72,12 @@ pub struct ConnConfig {
     pub pacing: Pacing,
     /// Per-stream send buffer ([`crate::scenario::TransportOptions::send_buffer`]).
     pub send_buffer: Option<u64>,
+    /// Report *_BLOCKED when the application's writes reach a limit
+    /// ([`crate::scenario::TransportOptions::blocked_on_write`]).
+    pub blocked_on_write: bool,
+    /// Which packets count as using the congestion window
+    /// ([`crate::scenario::TransportOptions::app_limit`]).
+    pub app_limit: AppLimit,
     /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
     /// ([`crate::scenario::TransportOptions::ecn`]).
     pub ecn: bool,
@@ -146,6 +153,7 @@ impl Connection {
             cfg.max_ack_delay,
             cfg.pacing,
         );
+        let recovery = recovery.with_app_limit(cfg.app_limit);
         let recovery = if cfg.ecn {
             recovery.with_ecn()
         } else {
@@ -166,6 +174,7 @@ impl Connection {
                 fc.initial_stream_window,
                 fc.initial_connection_window,
                 cfg.send_buffer,
+                cfg.blocked_on_write,
             ),
             stats: ConnStats::new(recv.conn_window(), recovery.cc.cwnd()),
             recovery,
@@ -787,8 +796,9 @@ impl Connection {
         let pn = pkt.pn;
         let in_flight = eliciting;
         let cwnd_limited = in_flight
-            && (self.recovery.cc.bytes_in_flight() + u64::from(pkt.size)) * 2
-                >= self.recovery.cc.cwnd();
+            && self
+                .recovery
+                .uses_window(u64::from(pkt.size), u64::from(self.cfg.max_datagram));
         self.recovery.on_packet_sent(
             now,
             SentPacket {

@@ -7,6 +7,7 @@ use std::{collections::BTreeMap, time::Duration};
 use crate::{
     quic::{
         ack::AckRanges,
+        app_limit::AppLimit,
         cc::{CcAlgorithm, CcState, CongestionControl},
         ecn_counts::EcnCounts,
         ecn_validation::{EcnState, EcnValidator},
@@ -178,6 +179,11 @@ pub struct Recovery {
     /// ECN validation (RFC 9000 §13.4.2); it also keeps the largest
     /// validated ECN-CE count (`ecn_ce_counters`, RFC 9002 Appendix B.7).
     ecn: EcnValidator,
+    /// Which packets count as using the congestion window.
+    app_limit: AppLimit,
+    /// With [`AppLimit::Neqo`]: one past the last packet sent using the
+    /// window; acknowledging any packet below it grows the window.
+    first_app_limited: Option<u64>,
     /// Counters; they only ever grow.
     pub stats: RecoveryStats,
 }
@@ -212,8 +218,33 @@ impl Recovery {
             event: None,
             first_rtt_sample: None,
             ecn: EcnValidator::new(false),
+            app_limit: AppLimit::PerPacket,
+            first_app_limited: None,
             stats: RecoveryStats::default(),
         }
+    }
+
+    /// Judges which packets used the congestion window by `rule`
+    /// (default [`AppLimit::PerPacket`]).
+    #[must_use]
+    pub fn with_app_limit(mut self, rule: AppLimit) -> Self {
+        self.app_limit = rule;
+        self
+    }
+
+    /// Whether an in-flight packet of `size` bytes sent now uses the
+    /// congestion window ([`AppLimit::uses_window`]); the caller records
+    /// the answer in [`SentPacket::cwnd_limited`].
+    #[must_use]
+    pub fn uses_window(&self, size: u64, max_datagram: u64) -> bool {
+        let cwnd = self.cc.cwnd();
+        self.app_limit.uses_window(
+            self.cc.bytes_in_flight(),
+            size,
+            cwnd,
+            cwnd < self.cc.ssthresh(),
+            max_datagram,
+        )
     }
 
     /// The packet threshold in force: never below [`PACKET_THRESHOLD`] or
@@ -310,6 +341,9 @@ impl Recovery {
     /// Records a sent packet (ack-eliciting / in-flight ones only need
     /// tracking; others are ignored here).
     pub fn on_packet_sent(&mut self, now: Time, pkt: SentPacket) {
+        if self.app_limit == AppLimit::Neqo && pkt.in_flight && pkt.cwnd_limited {
+            self.first_app_limited = Some(pkt.pn + 1);
+        }
         if pkt.in_flight {
             self.cc.on_packet_sent(now, u64::from(pkt.size));
             let slow_start = self.slow_start();
@@ -392,17 +426,27 @@ impl Recovery {
             self.first_rtt_sample.get_or_insert(now);
             out.rtt_sampled = true;
         }
+        // neqo judges the whole acknowledgement: it grows the window if
+        // any packet it covers lies below the watermark.
+        let ack_used_window = self.app_limit == AppLimit::Neqo
+            && self
+                .first_app_limited
+                .is_some_and(|w| out.acked.iter().any(|p| p.in_flight && p.pn < w));
         for p in &out.acked {
             if p.ack_eliciting {
                 self.eliciting_outstanding -= 1;
             }
             if p.in_flight {
+                let used_window = match self.app_limit {
+                    AppLimit::PerPacket => p.cwnd_limited,
+                    AppLimit::Neqo => ack_used_window,
+                };
                 self.cc.on_packet_acked(
                     now,
                     p.time_sent,
                     u64::from(p.size),
                     &self.rtt,
-                    !p.cwnd_limited,
+                    !used_window,
                 );
             }
         }
@@ -732,6 +776,52 @@ mod tests {
     }
 
     use super::super::sent::SentFrames;
+
+    /// Sends packet `pn`, judged by `r`'s app-limit rule as a sender does.
+    fn send_judged(r: &mut Recovery, pn: u64, at: Time) {
+        let cwnd_limited = r.uses_window(MDS, MDS);
+        r.on_packet_sent(
+            at,
+            SentPacket {
+                pn,
+                time_sent: at,
+                size: MDS as u32,
+                ack_eliciting: true,
+                in_flight: true,
+                cwnd_limited,
+                ect: false,
+                frames: SentFrames::new(),
+            },
+        );
+    }
+
+    /// A burst of 6 packets into an initial window of 10 (12,000 bytes):
+    /// the first five leave with under half the window in flight, the
+    /// sixth with half. Acknowledging only the first two grows the window
+    /// under neqo's rule (they lie below the sixth's watermark) and not
+    /// under the per-packet rule (neither used the window itself).
+    #[test]
+    fn neqo_rule_counts_a_whole_burst_once_its_tail_used_the_window() {
+        for (rule, grown) in [(AppLimit::PerPacket, 0), (AppLimit::Neqo, 2 * MDS)] {
+            let mut r = recovery().with_app_limit(rule);
+            let before = r.cc.cwnd();
+            assert_eq!(before, 10 * MDS);
+            for pn in 0..6 {
+                send_judged(&mut r, pn, ms(1));
+            }
+            let out = ack(&mut r, ms(101), &[(1, 0)]);
+            assert_eq!(out.acked.len(), 2);
+            assert_eq!(r.cc.cwnd() - before, grown, "{rule:?}");
+        }
+        // Under neqo's rule a burst whose tail stayed below half the
+        // window does not count, even acknowledged whole.
+        let mut r = recovery().with_app_limit(AppLimit::Neqo);
+        for pn in 0..5 {
+            send_judged(&mut r, pn, ms(1));
+        }
+        ack(&mut r, ms(101), &[(4, 0)]);
+        assert_eq!(r.cc.cwnd(), 10 * MDS);
+    }
 
     #[test]
     fn reordered_packet_is_spurious_raises_threshold_and_undoes() {

@@ -65,6 +65,24 @@ impl SendStream {
         prefix.saturating_add(self.buffer).saturating_sub(self.next)
     }
 
+    /// How far the application's writes reach, connection credit aside:
+    /// the stream limit, the send buffer's end or the stream's end,
+    /// whichever is first (a stack that counts credit as the application
+    /// writes has consumed stream credit up to here).
+    #[must_use]
+    pub fn written_end(&self) -> u64 {
+        let buffer_end = self.next.saturating_add(self.buffer_room());
+        self.fc.limit().min(buffer_end).min(self.total)
+    }
+
+    /// True when the application has more data than the stream limit
+    /// allows and its writes reached that limit
+    /// ([`Self::written_end`]), whether or not all of it was sent.
+    #[must_use]
+    pub fn written_to_limit(&self) -> bool {
+        self.total > self.fc.limit() && self.written_end() == self.fc.limit()
+    }
+
     /// Bytes never sent yet.
     #[must_use]
     pub fn new_left(&self) -> u64 {

@@ -49,6 +49,9 @@ pub struct SendStreams {
     blocked_streams: BTreeSet<usize>,
     new_left: u64,
     blocked_since: Option<Time>,
+    /// Report *_BLOCKED once the application's writes reach a limit
+    /// ([`crate::scenario::TransportOptions::blocked_on_write`]).
+    blocked_on_write: bool,
 }
 
 impl SendStreams {
@@ -56,7 +59,9 @@ impl SendStreams {
     /// initial limits, each holding at most `send_buffer` bytes
     /// ([`SendStream::new`]). With `on_request` every stream waits until
     /// [`SendStreams::open`] (the peer's request arrived); otherwise all
-    /// may send at once.
+    /// may send at once. With `blocked_on_write`, *_BLOCKED is reported
+    /// when the application's writes reach a limit rather than when the
+    /// credit is all sent.
     #[must_use]
     pub fn new(
         kind: StreamKind,
@@ -65,6 +70,7 @@ impl SendStreams {
         initial_stream_window: u64,
         initial_connection_window: u64,
         send_buffer: Option<u64>,
+        blocked_on_write: bool,
     ) -> Self {
         let streams: Vec<SendStream> = bytes
             .iter()
@@ -87,6 +93,7 @@ impl SendStreams {
             blocked_streams: BTreeSet::new(),
             new_left: if on_request { 0 } else { bytes.iter().sum() },
             blocked_since: None,
+            blocked_on_write,
         }
     }
 
@@ -221,6 +228,7 @@ impl SendStreams {
         const MIN_FRAME: usize = HEADER + 13;
         let mut retransmitted = 0;
         let mut tried = 0;
+        let frames_before = frames.len();
         while *space > MIN_FRAME && tried < self.active.len() {
             let Some(i) = self.active.pop_front() else {
                 break;
@@ -248,6 +256,16 @@ impl SendStreams {
             } else {
                 self.conn.consume(chunk.len);
                 self.new_left -= chunk.len;
+            }
+            // The application's writes reached the stream limit, and the
+            // connection credit left let them (else the connection is the
+            // one blocked, below).
+            if self.blocked_on_write
+                && s.written_to_limit()
+                && s.fc.available() <= self.conn.available()
+                && s.fc.blocked_by_writes()
+            {
+                self.blocked_streams.insert(i);
             }
             let data = verify.then(|| pattern(s.id, chunk.offset, chunk.len));
             let f = Frame::Stream {
@@ -277,8 +295,31 @@ impl SendStreams {
         }
         if self.conn.available() == 0 && self.new_left > 0 {
             self.conn.blocked();
+        } else if self.blocked_on_write && frames_before < frames.len() {
+            self.conn_blocked_by_writes();
         }
         retransmitted
+    }
+
+    /// After STREAM frames were sent: the connection is reported blocked
+    /// when the application's writes, within each stream's limit and
+    /// send buffer, reach the connection limit and it has more to write
+    /// (neqo counts connection credit as the application writes).
+    fn conn_blocked_by_writes(&mut self) {
+        let available = self.conn.available();
+        if self.new_left <= available {
+            return;
+        }
+        let mut written_unsent = 0u64;
+        for (i, s) in self.streams.iter().enumerate() {
+            if !self.waiting[i] {
+                written_unsent = written_unsent.saturating_add(s.written_end() - s.fc.used());
+                if written_unsent >= available {
+                    self.conn.blocked_by_writes();
+                    return;
+                }
+            }
+        }
     }
 
     // ---------------------------------------------------------------
@@ -347,5 +388,96 @@ impl SendStreams {
     /// the spell still open.
     pub fn finish(&mut self, now: Time) -> Option<Duration> {
         self.blocked_since.take().map(|since| now - since)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One packet's worth of STREAM frames: the *_BLOCKED frames owed
+    /// after it, as `(connection, streams)` limits.
+    fn send_one(s: &mut SendStreams) -> (Option<u64>, Vec<u64>) {
+        let (mut frames, mut sent) = (Vec::new(), SentFrames::new());
+        s.write_data(false, &mut 1200, &mut frames, &mut sent);
+        assert!(!frames.is_empty(), "something was sent");
+        let (mut blocked, mut blocked_sent) = (Vec::new(), SentFrames::new());
+        s.write_blocked(&mut 1200, &mut blocked, &mut blocked_sent);
+        let mut conn = None;
+        let mut streams = Vec::new();
+        for f in blocked {
+            match f {
+                Frame::DataBlocked { limit } => conn = Some(limit),
+                Frame::StreamDataBlocked { limit, .. } => streams.push(limit),
+                f => panic!("unexpected {f:?}"),
+            }
+        }
+        (conn, streams)
+    }
+
+    /// 100 kB to send on a 10 kB stream limit (connection credit to
+    /// spare): reported blocked with the first packet when credit is
+    /// counted as the application writes, only with the last one
+    /// otherwise; once per limit either way.
+    #[test]
+    fn a_stream_is_reported_blocked_when_writes_reach_its_limit() {
+        for on_write in [false, true] {
+            let mut s = SendStreams::new(
+                StreamKind::Request,
+                &[100_000],
+                false,
+                10_000,
+                1 << 20,
+                None,
+                on_write,
+            );
+            let mut reports = Vec::new();
+            for packet in 0.. {
+                if s.streams()[0].fc.available() == 0 {
+                    break;
+                }
+                let (conn, streams) = send_one(&mut s);
+                assert_eq!(conn, None);
+                reports.extend(streams.iter().map(|&l| (packet, l)));
+            }
+            // 1,181 bytes per packet (1,200 less a 19-byte STREAM
+            // header): the 9th packet sends the last of the credit.
+            let want = if on_write { 0 } else { 8 };
+            assert_eq!(reports, [(want, 10_000)], "on_write {on_write}");
+            // A raise: the next limit is reported once too.
+            s.on_max_stream_data(0, 20_000);
+            let (_, streams) = send_one(&mut s);
+            assert_eq!(streams, if on_write { vec![20_000] } else { vec![] });
+        }
+    }
+
+    /// The connection limit binds first: the connection is reported
+    /// blocked as the writes reach it, and the stream is not (its own
+    /// limit is not what stops the application).
+    #[test]
+    fn the_connection_is_reported_when_its_limit_stops_the_writes() {
+        let mut s = SendStreams::new(
+            StreamKind::Request,
+            &[100_000],
+            false,
+            50_000,
+            5_000,
+            None,
+            true,
+        );
+        assert_eq!(send_one(&mut s), (Some(5_000), vec![]));
+        assert_eq!(send_one(&mut s), (None, vec![]), "once per limit");
+        // A send buffer smaller than both limits stops the writes first:
+        // nothing is owed.
+        let mut s = SendStreams::new(
+            StreamKind::Request,
+            &[100_000],
+            false,
+            50_000,
+            60_000,
+            Some(3_000),
+            true,
+        );
+        assert_eq!(send_one(&mut s), (None, vec![]));
     }
 }

@@ -158,6 +158,8 @@ impl Simulation {
             ack_frequency: s.transport.ack_frequency,
             pacing: s.transport.pacing,
             send_buffer: s.transport.send_buffer,
+            blocked_on_write: s.transport.blocked_on_write,
+            app_limit: s.transport.app_limit,
             ecn: s.transport.ecn,
             fc,
             tuner: s.tuner.clone(),
