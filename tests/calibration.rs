@@ -362,9 +362,9 @@ fn bench_over_21_rtts_agrees_on_the_means() {
 /// app-limited rule): there neqo 0.30.1's pacing debt lasts only until
 /// slow start's first loss, and the `neqo` strategy agrees with real
 /// neqo main's mean within ±5 %, with the pacing debt and without, but
-/// for ECN on without the fix: −5.3 %, held within ±10 % (on the CoDel
-/// path the model's slow start ends with a second congestion event at
-/// 72–100 ms where real neqo has one; see the integration README).
+/// for ECN on without the fix: −5.3 %, held within ±10 % (single runs on
+/// that CoDel path scatter from 0.67 to 1.19 of real neqo's, 72 and 84 ms
+/// the extremes; see the integration README).
 #[test]
 fn bench_over_21_rtts_the_traced_model_agrees_on_neqo_main() {
     for m in bench_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
