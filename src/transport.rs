@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use neqo_fc_sim::{quic::Pacing, scenario::TransportOptions};
+use neqo_fc_sim::{
+    quic::{AppLimit, Pacing},
+    scenario::TransportOptions,
+};
 
 /// A named set of transport settings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -22,7 +25,8 @@ pub enum Preset {
     /// neqo 0.30.1 as traced in its test fixture: `neqo` with 1,232-byte
     /// datagrams and 19 bytes of header and tag, ACK_FREQUENCY (an ACK
     /// every 2nd packet until the sender's first congestion event, then
-    /// one per cwnd/20) and a pacer that does not wait below 1 ms
+    /// one per cwnd/20), a pacer that does not wait below 1 ms, *_BLOCKED
+    /// once the writes reach a limit and neqo's app-limited rule
     /// (`TransportOptions::neqo_traced`).
     NeqoTraced,
 }
@@ -32,6 +36,41 @@ impl Preset {
     #[must_use]
     pub const fn is_neqo(self) -> bool {
         matches!(self, Self::Neqo | Self::NeqoTraced)
+    }
+}
+
+/// When a sender reports *_BLOCKED, by name
+/// (`TransportOptions::blocked_on_write`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BlockedArg {
+    /// Once the credit is all sent (RFC 9000 §4.1's reading).
+    OnSend,
+    /// Once the application's writes reach the limit, with the next
+    /// packet (neqo: it counts credit as the application writes).
+    OnWrite,
+}
+
+/// Which packets count as using the congestion window, by name
+/// (`neqo_fc_sim::quic::AppLimit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AppLimitArg {
+    /// Each packet by itself: bytes in flight with it reach half the
+    /// window.
+    PerPacket,
+    /// neqo 0.30: a packet sent with half the window in flight (slow
+    /// start; two datagrams short of it after) makes every earlier one
+    /// count, and an ACK grows the window by all it covers.
+    Neqo,
+}
+
+impl AppLimitArg {
+    /// The rule it names.
+    #[must_use]
+    pub const fn rule(self) -> AppLimit {
+        match self {
+            Self::PerPacket => AppLimit::PerPacket,
+            Self::Neqo => AppLimit::Neqo,
+        }
     }
 }
 
@@ -88,6 +127,10 @@ pub struct TransportChoice {
     pub send_buffer: Option<Option<u64>>,
     /// ECN on or off.
     pub ecn: Option<EcnArg>,
+    /// When *_BLOCKED is reported.
+    pub blocked: Option<BlockedArg>,
+    /// Which packets grow the congestion window.
+    pub app_limit: Option<AppLimitArg>,
 }
 
 impl TransportChoice {
@@ -130,6 +173,12 @@ impl TransportChoice {
         if let Some(v) = self.ecn {
             o.ecn = v == EcnArg::On;
         }
+        if let Some(v) = self.blocked {
+            o.blocked_on_write = v == BlockedArg::OnWrite;
+        }
+        if let Some(v) = self.app_limit {
+            o.app_limit = v.rule();
+        }
         o
     }
 
@@ -166,6 +215,16 @@ impl TransportChoice {
         match self.ecn {
             Some(EcnArg::On) => s += ",ecn=on",
             Some(EcnArg::Off) => s += ",ecn=off",
+            None => {}
+        }
+        match self.blocked {
+            Some(BlockedArg::OnSend) => s += ",blocked=on-send",
+            Some(BlockedArg::OnWrite) => s += ",blocked=on-write",
+            None => {}
+        }
+        match self.app_limit {
+            Some(AppLimitArg::PerPacket) => s += ",app-limit=per-packet",
+            Some(AppLimitArg::Neqo) => s += ",app-limit=neqo",
             None => {}
         }
         s
@@ -223,11 +282,39 @@ mod tests {
             ..traced
         };
         assert_eq!(every_4.options(rtt).ack_frequency, None);
-        // The fitted model has neither.
+        // The fitted model has none of these.
         let o = TransportChoice::preset(Preset::Neqo).options(rtt);
         assert_eq!(
             (o.ack_frequency, o.pacing.granularity()),
             (None, Duration::ZERO)
         );
+        assert_eq!(
+            (o.blocked_on_write, o.app_limit),
+            (false, AppLimit::PerPacket)
+        );
+        let o = traced.options(rtt);
+        assert_eq!((o.blocked_on_write, o.app_limit), (true, AppLimit::Neqo));
+        // Each traced behaviour can be taken out alone, and named.
+        let without = TransportChoice {
+            blocked: Some(BlockedArg::OnSend),
+            app_limit: Some(AppLimitArg::PerPacket),
+            ..traced
+        };
+        let o = without.options(rtt);
+        assert_eq!(
+            (o.blocked_on_write, o.app_limit),
+            (false, AppLimit::PerPacket)
+        );
+        assert_eq!(
+            without.name(),
+            "neqo-traced,blocked=on-send,app-limit=per-packet"
+        );
+        let o = TransportChoice {
+            blocked: Some(BlockedArg::OnWrite),
+            app_limit: Some(AppLimitArg::Neqo),
+            ..TransportChoice::default()
+        }
+        .options(rtt);
+        assert_eq!((o.blocked_on_write, o.app_limit), (true, AppLimit::Neqo));
     }
 }

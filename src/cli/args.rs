@@ -24,7 +24,7 @@ use crate::{
     error::LabError,
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
-    transport::{EcnArg, PacingArg, Preset, TransportChoice},
+    transport::{AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, TransportChoice},
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
     workloads::{MatrixWorkload, WorkloadSpec},
@@ -488,7 +488,8 @@ pub struct TransportArgs {
     /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
     /// send buffer per stream) or `neqo-traced` (`neqo` as traced in
     /// neqo's test fixture: 1,232-byte datagrams, ACK_FREQUENCY, 1 ms
-    /// pacing granularity). The six flags below override single settings.
+    /// pacing granularity, *_BLOCKED on writes, neqo's app-limited rule).
+    /// The eight flags below override single settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
     /// Largest UDP payload in bytes (1200..=65527).
@@ -514,6 +515,16 @@ pub struct TransportArgs {
     /// ECN changes only the ACK frames' size.
     #[arg(long, value_enum)]
     pub ecn: Option<EcnArg>,
+    /// When a sender reports STREAM_DATA_BLOCKED / DATA_BLOCKED: once its
+    /// credit is all sent (on-send; default, neqo) or once its writes
+    /// reach the limit (on-write; neqo-traced).
+    #[arg(long, value_enum)]
+    pub blocked: Option<BlockedArg>,
+    /// Which packets grow the congestion window (RFC 9002 §7.8): each by
+    /// itself (per-packet; default, neqo) or neqo's watermark (neqo;
+    /// neqo-traced).
+    #[arg(long, value_enum)]
+    pub app_limit: Option<AppLimitArg>,
 }
 
 impl TransportArgs {
@@ -527,6 +538,8 @@ impl TransportArgs {
             pacing: self.pacing,
             send_buffer: self.send_buffer.map(|b| b.0),
             ecn: self.ecn,
+            blocked: self.blocked,
+            app_limit: self.app_limit,
         }
     }
 
@@ -605,6 +618,14 @@ pub struct CalibrateArgs {
     /// Simulated transport model (see `fc-lab run --help`).
     #[arg(long, value_enum, default_value_t = Preset::Neqo)]
     pub transport: Preset,
+    /// When the simulated sender reports *_BLOCKED (overrides the model's;
+    /// see `fc-lab run --help`).
+    #[arg(long, value_enum)]
+    pub blocked: Option<BlockedArg>,
+    /// Which packets grow the simulated congestion window (overrides the
+    /// model's; see `fc-lab run --help`).
+    #[arg(long, value_enum)]
+    pub app_limit: Option<AppLimitArg>,
     /// Worker threads (default: the number of cores). Results do not
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
@@ -886,5 +907,28 @@ mod tests {
         assert_eq!(s.seed, 9);
         assert_eq!(s.cc, CcAlgorithm::NewReno);
         assert_eq!(s.trace, TraceLevel::Full);
+    }
+
+    #[test]
+    fn traced_behaviours_can_be_overridden_one_by_one() {
+        let a = run_args(&[
+            "--profile",
+            "gbit-50ms",
+            "--transport",
+            "neqo-traced",
+            "--blocked",
+            "on-send",
+            "--app-limit",
+            "per-packet",
+        ]);
+        let t = a.spec().unwrap().transport;
+        assert_eq!(t.blocked, Some(BlockedArg::OnSend));
+        assert_eq!(t.app_limit, Some(AppLimitArg::PerPacket));
+        assert_eq!(t.name(), "neqo-traced,blocked=on-send,app-limit=per-packet");
+        let t = run_args(&["--profile", "gbit-50ms", "--transport", "neqo-traced"])
+            .spec()
+            .unwrap()
+            .transport;
+        assert_eq!((t.blocked, t.app_limit), (None, None));
     }
 }
