@@ -78,13 +78,16 @@ fn unlimited_matches_real_neqo_at_every_rtt() {
 /// Our `neqo` strategy (neqo's controller: *_BLOCKED answered at once,
 /// a tuning step at every update, no connection floor) against neqo main
 /// with the pacing fix: goodput within 5 % at every RTT on both models,
-/// and the peak stream window within 15 % at every RTT on the traced one,
-/// whose sender reports *_BLOCKED when its writes reach a limit, as
-/// neqo's does. (The fitted model's windows are 0.52 and 0.71 of real's
-/// at 20 and 40 ms: its sender reports only once the credit is all sent,
-/// 195 *_BLOCKED at 20 ms against real neqo's 1,033, so neqo main tunes
-/// at once less often. With the connection floor the `neqo` strategy had
-/// until 2026-11-27, which neqo does not have, they matched anyway.)
+/// and on the traced one, whose sender reports *_BLOCKED when its writes
+/// reach a limit as neqo's does, the peak stream window within 15 % from
+/// 40 ms up. Below, real neqo's window overshoots in slow start to the
+/// 10 MiB cap (4.19 and 2.80 BDP at 20 and 30 ms, 2,184 and 2,332 packets
+/// lost) and the traced model's does not (1.38 and 1.62 BDP, none lost)
+/// since it stopped acknowledging ACK-only packets as neqo does (with
+/// those acknowledgements it matched there, and missed `unlimited` by 5 %
+/// from 48 to 88 ms). The fitted model's windows are 0.52 and 0.71 of
+/// real's at 20 and 40 ms: its sender reports only once the credit is
+/// all sent, 195 *_BLOCKED at 20 ms against real neqo's 1,033.
 #[test]
 fn neqo_matches_real_neqo_with_the_pacing_fix() {
     for r in rows(mission(), "neqo", "neqo-main+pacing") {
@@ -97,8 +100,10 @@ fn neqo_matches_real_neqo_with_the_pacing_fix() {
     );
     for r in rows(&traced, "neqo", "neqo-main+pacing") {
         assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
-        let w = r.window_ratio.expect("finite windows");
-        assert!((w - 1.0).abs() <= 0.15, "{r:?}");
+        if r.rtt_s >= 0.04 {
+            let w = r.window_ratio.expect("finite windows");
+            assert!((w - 1.0).abs() <= 0.15, "{r:?}");
+        }
     }
 }
 
@@ -312,19 +317,22 @@ fn mission_over_21_rtts_the_traced_model_agrees_on_neqo_fc() {
 /// The traced model against neqo main as it is, run by run: neqo's
 /// sender reports *_BLOCKED as soon as its writes reach a limit, neqo
 /// main answers each at once, its connection window has no floor over the
-/// stream window, and its congestion window grows by a whole burst once
-/// the burst's tail used half of it (`TransportOptions::neqo_traced`).
-/// With those the peak stream window is within ±15 % of real neqo main's
-/// at 20 of the 21 RTTs and goodput within ±5 % at 17. The four misses
-/// are single runs on a knife edge: at 28 ms a window of 3.0 BDP against
-/// 2.1; at 64–72 ms real neqo loses 7 to 819 packets after slow start,
-/// which lowers its ACK rate and ends the pacing debt, and the model loses
-/// none and keeps the debt (0.63–0.69 of real). The mean is within ±10 %
-/// (−5.7 %). Before the three, 7 of the 21 runs were within ±5 % and the
-/// mean −15.7 %.
+/// stream window, its congestion window grows by a whole burst once the
+/// burst's tail used half of it, and it acknowledges only when an ACK is
+/// due (`TransportOptions::neqo_traced`). With those the peak stream
+/// window is within ±15 % of real neqo main's at 20 of the 21 RTTs
+/// (28 ms: 2.84 BDP against 2.09), goodput within ±5 % at 17 and the mean
+/// within ±5 % (−2.3 %). The misses: at 72 ms real neqo loses 7 packets
+/// after slow start, which lowers its ACK rate and ends the pacing debt,
+/// and the model loses none and keeps it (0.67 of real); at 84–92 ms,
+/// where the window bounds both, the model is 5.6–7.1 % slower. Before
+/// the five, 7 of the 21 runs were within ±5 % and the mean −15.7 %.
+/// `unlimited` is within ±1 % at every RTT (real neqo's bundling no ACK of
+/// ACK-only packets into its data packets was worth 5 % from 48 to
+/// 88 ms).
 #[test]
 fn mission_over_21_rtts_the_traced_model_follows_neqo_main_run_by_run() {
-    let c = mission_calibration(&["neqo-main"], Preset::NeqoTraced);
+    let c = mission_calibration(&["neqo-main", "unlimited"], Preset::NeqoTraced);
     let runs: Vec<_> = c.rows.iter().filter(|r| r.sim_tuner == "neqo").collect();
     assert_eq!(runs.len(), 21);
     let windows = runs
@@ -337,7 +345,12 @@ fn mission_over_21_rtts_the_traced_model_follows_neqo_main_run_by_run() {
         .count();
     assert!(windows >= 20, "windows within 15 % at {windows} of 21 RTTs");
     assert!(goodput >= 17, "goodput within 5 % at {goodput} of 21 RTTs");
-    assert!((c.means[0].ratio - 1.0).abs() <= 0.10, "{:?}", c.means[0]);
+    for m in &c.means {
+        assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
+    }
+    for r in c.rows.iter().filter(|r| r.sim_tuner == "unlimited") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.01, "{r:?}");
+    }
 }
 
 /// Single runs on the bench path are chaotic, but over the 21-RTT sweep
@@ -359,21 +372,15 @@ fn bench_over_21_rtts_agrees_on_the_means() {
 /// The same sweep with the traced neqo model (`--transport neqo-traced`:
 /// neqo's ACK_FREQUENCY, datagram and header sizes, 1 ms pacing
 /// granularity, *_BLOCKED on writes, no connection floor, neqo's
-/// app-limited rule): there neqo 0.30.1's pacing debt lasts only until
-/// slow start's first loss, and the `neqo` strategy agrees with real
-/// neqo main's mean within ±5 %, with the pacing debt and without, but
-/// for ECN on without the fix: −5.3 %, held within ±10 % (single runs on
-/// that CoDel path scatter from 0.67 to 1.19 of real neqo's, 72 and 84 ms
-/// the extremes; see the integration README).
+/// app-limited rule, ACKs only when due): there neqo 0.30.1's pacing debt
+/// lasts only until slow start's first loss, and the `neqo` strategy
+/// agrees with real neqo main's mean within ±5 %, with the pacing debt
+/// and without, ECN off and on. (With the fitted `neqo` model the debt
+/// costs 7–12 % here.)
 #[test]
 fn bench_over_21_rtts_the_traced_model_agrees_on_neqo_main() {
     for m in bench_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
-        let band = if m.path == "bench-ecn" && m.real_variant == "neqo-main" {
-            0.10
-        } else {
-            0.05
-        };
-        assert!((m.ratio - 1.0).abs() <= band, "{m:?}");
+        assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     }
 }
 

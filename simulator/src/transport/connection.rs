@@ -78,6 +78,9 @@ pub struct ConnConfig {
     /// Which packets count as using the congestion window
     /// ([`crate::scenario::TransportOptions::app_limit`]).
     pub app_limit: AppLimit,
+    /// ACK frames only when an acknowledgement is due
+    /// ([`crate::scenario::TransportOptions::acks_when_due`]).
+    pub acks_when_due: bool,
     /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
     /// ([`crate::scenario::TransportOptions::ecn`]).
     pub ecn: bool,
@@ -728,6 +731,7 @@ impl Connection {
         let mut frames = pool.pop().unwrap_or_default();
         let mut sent = SentFrames::new();
         if self.acks.has_new()
+            && (!self.cfg.acks_when_due || self.acks.ack_now(now))
             && let Some(ack) = self.acks.make_ack(now)
         {
             // A hostile peer may hold the ACK back and send an older one.

@@ -160,6 +160,7 @@ impl Simulation {
             send_buffer: s.transport.send_buffer,
             blocked_on_write: s.transport.blocked_on_write,
             app_limit: s.transport.app_limit,
+            acks_when_due: s.transport.acks_when_due,
             ecn: s.transport.ecn,
             fc,
             tuner: s.tuner.clone(),
