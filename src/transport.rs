@@ -26,8 +26,8 @@ pub enum Preset {
     /// datagrams and 19 bytes of header and tag, ACK_FREQUENCY (an ACK
     /// every 2nd packet until the sender's first congestion event, then
     /// one per cwnd/20), a pacer that does not wait below 1 ms, *_BLOCKED
-    /// once the writes reach a limit and neqo's app-limited rule
-    /// (`TransportOptions::neqo_traced`).
+    /// once the writes reach a limit, neqo's app-limited rule and ACK
+    /// frames only when due (`TransportOptions::neqo_traced`).
     NeqoTraced,
 }
 
@@ -48,6 +48,17 @@ pub enum BlockedArg {
     /// Once the application's writes reach the limit, with the next
     /// packet (neqo: it counts credit as the application writes).
     OnWrite,
+}
+
+/// When a packet carries an ACK frame, by name
+/// (`TransportOptions::acks_when_due`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AcksArg {
+    /// Every packet acknowledges whatever arrived since the last ACK.
+    Any,
+    /// Only when an acknowledgement is due (neqo): ACK-only packets are
+    /// never acknowledged on their own.
+    Due,
 }
 
 /// Which packets count as using the congestion window, by name
@@ -131,6 +142,8 @@ pub struct TransportChoice {
     pub blocked: Option<BlockedArg>,
     /// Which packets grow the congestion window.
     pub app_limit: Option<AppLimitArg>,
+    /// When packets carry ACK frames.
+    pub acks: Option<AcksArg>,
 }
 
 impl TransportChoice {
@@ -179,6 +192,9 @@ impl TransportChoice {
         if let Some(v) = self.app_limit {
             o.app_limit = v.rule();
         }
+        if let Some(v) = self.acks {
+            o.acks_when_due = v == AcksArg::Due;
+        }
         o
     }
 
@@ -225,6 +241,11 @@ impl TransportChoice {
         match self.app_limit {
             Some(AppLimitArg::PerPacket) => s += ",app-limit=per-packet",
             Some(AppLimitArg::Neqo) => s += ",app-limit=neqo",
+            None => {}
+        }
+        match self.acks {
+            Some(AcksArg::Any) => s += ",acks=any",
+            Some(AcksArg::Due) => s += ",acks=due",
             None => {}
         }
         s
@@ -292,8 +313,16 @@ mod tests {
             (o.blocked_on_write, o.app_limit),
             (false, AppLimit::PerPacket)
         );
+        assert!(!o.acks_when_due);
         let o = traced.options(rtt);
         assert_eq!((o.blocked_on_write, o.app_limit), (true, AppLimit::Neqo));
+        assert!(o.acks_when_due);
+        let any = TransportChoice {
+            acks: Some(AcksArg::Any),
+            ..traced
+        };
+        assert!(!any.options(rtt).acks_when_due);
+        assert_eq!(any.name(), "neqo-traced,acks=any");
         // Each traced behaviour can be taken out alone, and named.
         let without = TransportChoice {
             blocked: Some(BlockedArg::OnSend),

@@ -24,7 +24,7 @@ use crate::{
     error::LabError,
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
-    transport::{AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, TransportChoice},
+    transport::{AcksArg, AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, TransportChoice},
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
     workloads::{MatrixWorkload, WorkloadSpec},
@@ -488,8 +488,8 @@ pub struct TransportArgs {
     /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
     /// send buffer per stream) or `neqo-traced` (`neqo` as traced in
     /// neqo's test fixture: 1,232-byte datagrams, ACK_FREQUENCY, 1 ms
-    /// pacing granularity, *_BLOCKED on writes, neqo's app-limited rule).
-    /// The eight flags below override single settings.
+    /// pacing granularity, *_BLOCKED on writes, neqo's app-limited rule,
+    /// ACKs only when due). The nine flags below override single settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
     /// Largest UDP payload in bytes (1200..=65527).
@@ -525,6 +525,12 @@ pub struct TransportArgs {
     /// neqo-traced).
     #[arg(long, value_enum)]
     pub app_limit: Option<AppLimitArg>,
+    /// When a packet carries an ACK frame: whenever anything arrived since
+    /// the last one (any; default, neqo) or only when an acknowledgement
+    /// is due (due; neqo-traced: neqo never acknowledges ACK-only packets
+    /// on their own).
+    #[arg(long, value_enum)]
+    pub acks: Option<AcksArg>,
 }
 
 impl TransportArgs {
@@ -540,6 +546,7 @@ impl TransportArgs {
             ecn: self.ecn,
             blocked: self.blocked,
             app_limit: self.app_limit,
+            acks: self.acks,
         }
     }
 
@@ -626,6 +633,10 @@ pub struct CalibrateArgs {
     /// model's; see `fc-lab run --help`).
     #[arg(long, value_enum)]
     pub app_limit: Option<AppLimitArg>,
+    /// When simulated packets carry ACK frames (overrides the model's;
+    /// see `fc-lab run --help`).
+    #[arg(long, value_enum)]
+    pub acks: Option<AcksArg>,
     /// Worker threads (default: the number of cores). Results do not
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]

@@ -27,6 +27,7 @@ pub(super) fn cmd_calibrate(a: &CalibrateArgs) -> Result<i32, LabError> {
     let transport = TransportChoice {
         blocked: a.blocked,
         app_limit: a.app_limit,
+        acks: a.acks,
         ..TransportChoice::preset(a.transport)
     };
     let threads = worker_threads(a.threads);
