@@ -238,11 +238,13 @@ impl Recovery {
     #[must_use]
     pub fn uses_window(&self, size: u64, max_datagram: u64) -> bool {
         let cwnd = self.cc.cwnd();
+        // Only neqo's rule looks at the phase (one call saved per packet).
+        let slow_start = self.app_limit == AppLimit::Neqo && cwnd < self.cc.ssthresh();
         self.app_limit.uses_window(
             self.cc.bytes_in_flight(),
             size,
             cwnd,
-            cwnd < self.cc.ssthresh(),
+            slow_start,
             max_datagram,
         )
     }
