@@ -515,6 +515,15 @@ pub struct TransportArgs {
     /// ECN changes only the ACK frames' size.
     #[arg(long, value_enum)]
     pub ecn: Option<EcnArg>,
+    /// `--blocked`, `--app-limit`, `--acks`.
+    #[command(flatten)]
+    pub behaviour: BehaviourArgs,
+}
+
+/// The traced neqo behaviours, each overridable alone (on `run`,
+/// `compare` and `calibrate`).
+#[derive(Debug, Default, Args)]
+pub struct BehaviourArgs {
     /// When a sender reports STREAM_DATA_BLOCKED / DATA_BLOCKED: once its
     /// credit is all sent (on-send; default, neqo) or once its writes
     /// reach the limit (on-write; neqo-traced).
@@ -533,6 +542,18 @@ pub struct TransportArgs {
     pub acks: Option<AcksArg>,
 }
 
+impl BehaviourArgs {
+    /// `base` with these overrides.
+    pub(super) fn apply(&self, base: TransportChoice) -> TransportChoice {
+        TransportChoice {
+            blocked: self.blocked,
+            app_limit: self.app_limit,
+            acks: self.acks,
+            ..base
+        }
+    }
+}
+
 impl TransportArgs {
     /// The transport these flags ask for.
     pub(super) fn transport(&self) -> TransportChoice {
@@ -544,9 +565,7 @@ impl TransportArgs {
             pacing: self.pacing,
             send_buffer: self.send_buffer.map(|b| b.0),
             ecn: self.ecn,
-            blocked: self.blocked,
-            app_limit: self.app_limit,
-            acks: self.acks,
+            ..self.behaviour.apply(TransportChoice::default())
         }
     }
 
@@ -625,18 +644,9 @@ pub struct CalibrateArgs {
     /// Simulated transport model (see `fc-lab run --help`).
     #[arg(long, value_enum, default_value_t = Preset::Neqo)]
     pub transport: Preset,
-    /// When the simulated sender reports *_BLOCKED (overrides the model's;
-    /// see `fc-lab run --help`).
-    #[arg(long, value_enum)]
-    pub blocked: Option<BlockedArg>,
-    /// Which packets grow the simulated congestion window (overrides the
-    /// model's; see `fc-lab run --help`).
-    #[arg(long, value_enum)]
-    pub app_limit: Option<AppLimitArg>,
-    /// When simulated packets carry ACK frames (overrides the model's;
-    /// see `fc-lab run --help`).
-    #[arg(long, value_enum)]
-    pub acks: Option<AcksArg>,
+    /// `--blocked`, `--app-limit`, `--acks`: override the model's.
+    #[command(flatten)]
+    pub behaviour: BehaviourArgs,
     /// Worker threads (default: the number of cores). Results do not
     /// depend on it.
     #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]

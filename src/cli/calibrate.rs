@@ -24,12 +24,7 @@ pub(super) fn cmd_calibrate(a: &CalibrateArgs) -> Result<i32, LabError> {
         }
         None => (RealResults::recorded()?, RECORDED_PATH.to_owned()),
     };
-    let transport = TransportChoice {
-        blocked: a.blocked,
-        app_limit: a.app_limit,
-        acks: a.acks,
-        ..TransportChoice::preset(a.transport)
-    };
+    let transport = a.behaviour.apply(TransportChoice::preset(a.transport));
     let threads = worker_threads(a.threads);
     let runs = calibrate::specs(&real, transport).len();
     if runs == 0 {

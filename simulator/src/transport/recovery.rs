@@ -750,9 +750,15 @@ mod tests {
         send_with(r, pn, at, false);
     }
 
-    /// Sends packet `pn`, marked ECT(0) if `ect` (and validation lets it).
+    /// Sends packet `pn`, marked ECT(0) if `ect` (and validation lets it),
+    /// counted as using the window.
     fn send_with(r: &mut Recovery, pn: u64, at: Time, ect: bool) {
         let ect = ect && r.mark_next_ect();
+        send_full(r, pn, at, true, ect);
+    }
+
+    /// Sends a full-size ack-eliciting packet `pn`.
+    fn send_full(r: &mut Recovery, pn: u64, at: Time, cwnd_limited: bool, ect: bool) {
         r.on_packet_sent(
             at,
             SentPacket {
@@ -761,7 +767,7 @@ mod tests {
                 size: MDS as u32,
                 ack_eliciting: true,
                 in_flight: true,
-                cwnd_limited: true,
+                cwnd_limited,
                 ect,
                 frames: SentFrames::new(),
             },
@@ -782,19 +788,7 @@ mod tests {
     /// Sends packet `pn`, judged by `r`'s app-limit rule as a sender does.
     fn send_judged(r: &mut Recovery, pn: u64, at: Time) {
         let cwnd_limited = r.uses_window(MDS, MDS);
-        r.on_packet_sent(
-            at,
-            SentPacket {
-                pn,
-                time_sent: at,
-                size: MDS as u32,
-                ack_eliciting: true,
-                in_flight: true,
-                cwnd_limited,
-                ect: false,
-                frames: SentFrames::new(),
-            },
-        );
+        send_full(r, pn, at, cwnd_limited, false);
     }
 
     /// A burst of 6 packets into an initial window of 10 (12,000 bytes):
