@@ -17,25 +17,28 @@ pub enum Preset {
     /// no send-buffer limit.
     #[default]
     Default,
-    /// neqo 0.30.1 as its test-fixture simulator runs it: 1,252-byte
-    /// datagrams, an ACK every 10 packets, pacing at 2 × cwnd/srtt in
-    /// bursts of 2 (ACK-only packets spending credit), 10 MiB send buffer
-    /// per stream (ECN off: see `TransportOptions::neqo`).
+    /// neqo 0.30.1 as its test-fixture simulator runs it, traced there:
+    /// 1,232-byte datagrams and 19 bytes of header and tag, ACK_FREQUENCY
+    /// (an ACK every 2nd packet until the sender's first congestion
+    /// event, then one per cwnd/20), pacing at 2 × cwnd/srtt in bursts of
+    /// 2 (ACK-only packets spending credit) that does not wait below
+    /// 1 ms, *_BLOCKED once the writes reach a limit, neqo's app-limited
+    /// rule, ACK frames only when due, 10 MiB send buffer per stream
+    /// (`TransportOptions::neqo`). `neqo-traced` is its former name.
+    #[value(alias = "neqo-traced")]
     Neqo,
-    /// neqo 0.30.1 as traced in its test fixture: `neqo` with 1,232-byte
-    /// datagrams and 19 bytes of header and tag, ACK_FREQUENCY (an ACK
-    /// every 2nd packet until the sender's first congestion event, then
-    /// one per cwnd/20), a pacer that does not wait below 1 ms, *_BLOCKED
-    /// once the writes reach a limit, neqo's app-limited rule and ACK
-    /// frames only when due (`TransportOptions::neqo_traced`).
-    NeqoTraced,
+    /// The first model of neqo, fitted to the real runs before neqo was
+    /// traced: 1,252-byte datagrams, an ACK every 10 packets, the same
+    /// pacing and send buffer (`TransportOptions::neqo_fitted`). Kept to
+    /// compare with.
+    NeqoFitted,
 }
 
 impl Preset {
     /// A model of neqo (its pacing, its send buffer).
     #[must_use]
     pub const fn is_neqo(self) -> bool {
-        matches!(self, Self::Neqo | Self::NeqoTraced)
+        matches!(self, Self::Neqo | Self::NeqoFitted)
     }
 }
 
@@ -162,7 +165,7 @@ impl TransportChoice {
         let mut o = match self.preset {
             Preset::Default => TransportOptions::DEFAULT,
             Preset::Neqo => TransportOptions::neqo(rtt),
-            Preset::NeqoTraced => TransportOptions::neqo_traced(rtt),
+            Preset::NeqoFitted => TransportOptions::neqo_fitted(rtt),
         };
         if let Some(v) = self.datagram_size {
             o.max_datagram_size = v;
@@ -205,7 +208,7 @@ impl TransportChoice {
         let mut s = match self.preset {
             Preset::Default => "default".to_owned(),
             Preset::Neqo => "neqo".to_owned(),
-            Preset::NeqoTraced => "neqo-traced".to_owned(),
+            Preset::NeqoFitted => "neqo-fitted".to_owned(),
         };
         if let Some(v) = self.datagram_size {
             s += &format!(",datagram-size={v}");
@@ -263,12 +266,12 @@ mod tests {
             TransportChoice::default().options(rtt),
             TransportOptions::DEFAULT
         );
-        let neqo = TransportChoice::preset(Preset::Neqo);
+        let neqo = TransportChoice::preset(Preset::NeqoFitted);
         let o = neqo.options(rtt);
         assert_eq!((o.max_datagram_size, o.ack_ratio), (1252, 10));
         assert_eq!(o.max_ack_delay, Duration::from_micros(2500));
         assert_eq!(o.send_buffer, Some(10 << 20));
-        assert_eq!(neqo.name(), "neqo");
+        assert_eq!(neqo.name(), "neqo-fitted");
         let mixed = TransportChoice {
             pacing: Some(PacingArg::Rfc9002),
             send_buffer: Some(None),
@@ -276,19 +279,19 @@ mod tests {
         };
         let o = mixed.options(rtt);
         assert_eq!((o.pacing, o.send_buffer), (Pacing::RFC9002, None));
-        assert_eq!(mixed.name(), "neqo,pacing=rfc9002,send-buffer=none");
+        assert_eq!(mixed.name(), "neqo-fitted,pacing=rfc9002,send-buffer=none");
     }
 
     #[test]
     fn the_traced_model_and_its_overrides() {
         let rtt = Duration::from_millis(50);
-        let traced = TransportChoice::preset(Preset::NeqoTraced);
+        let traced = TransportChoice::preset(Preset::Neqo);
         let o = traced.options(rtt);
         assert_eq!((o.max_datagram_size, o.packet_overhead), (1232, 19));
         assert_eq!((o.ack_ratio, o.ack_frequency), (2, Some(200)));
         assert_eq!(o.pacing.granularity(), Duration::from_millis(1));
-        assert_eq!(traced.name(), "neqo-traced");
-        assert!(Preset::NeqoTraced.is_neqo() && !Preset::Default.is_neqo());
+        assert_eq!(traced.name(), "neqo");
+        assert!(Preset::Neqo.is_neqo() && !Preset::Default.is_neqo());
         // The pacing patch keeps the granularity.
         let fixed = TransportChoice {
             pacing: Some(PacingArg::NeqoFixed),
@@ -304,7 +307,7 @@ mod tests {
         };
         assert_eq!(every_4.options(rtt).ack_frequency, None);
         // The fitted model has none of these.
-        let o = TransportChoice::preset(Preset::Neqo).options(rtt);
+        let o = TransportChoice::preset(Preset::NeqoFitted).options(rtt);
         assert_eq!(
             (o.ack_frequency, o.pacing.granularity()),
             (None, Duration::ZERO)
@@ -322,7 +325,7 @@ mod tests {
             ..traced
         };
         assert!(!any.options(rtt).acks_when_due);
-        assert_eq!(any.name(), "neqo-traced,acks=any");
+        assert_eq!(any.name(), "neqo,acks=any");
         // Each traced behaviour can be taken out alone, and named.
         let without = TransportChoice {
             blocked: Some(BlockedArg::OnSend),
@@ -334,10 +337,7 @@ mod tests {
             (o.blocked_on_write, o.app_limit),
             (false, AppLimit::PerPacket)
         );
-        assert_eq!(
-            without.name(),
-            "neqo-traced,blocked=on-send,app-limit=per-packet"
-        );
+        assert_eq!(without.name(), "neqo,blocked=on-send,app-limit=per-packet");
         let o = TransportChoice {
             blocked: Some(BlockedArg::OnWrite),
             app_limit: Some(AppLimitArg::Neqo),

@@ -2,9 +2,10 @@
 //! of the committed neqo integration results
 //! (`integrations/neqo/results/matrix.json`, written by
 //! `integrations/neqo/run.sh --json`), simulated with the `neqo`
-//! transport model, the bench path with ECN, and both paths over a denser
-//! RTT sweep (`results/bench-dense.json`, `results/mission-dense.json`),
-//! with the traced model too. The asserted bands are
+//! transport model (neqo as traced, `calibrate`'s default), the bench path
+//! with ECN, and both paths over a denser RTT sweep
+//! (`results/bench-dense.json`, `results/mission-dense.json`), with the
+//! first, fitted model (`neqo-fitted`) too. The asserted bands are
 //! the agreement the model reaches there; the full targets (every
 //! cell of every path) are in the ignored test, which prints every cell.
 
@@ -19,8 +20,8 @@ fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// The committed real runs that `keep` selects, calibrated on the
-/// `neqo` transport model (every cell printed to stderr).
+/// The committed real runs that `keep` selects, calibrated on the `neqo`
+/// transport model (every cell printed to stderr).
 fn calibrated(keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
     calibrated_on(Preset::Neqo, keep, source)
 }
@@ -78,9 +79,9 @@ fn unlimited_matches_real_neqo_at_every_rtt() {
 /// Our `neqo` strategy (neqo's controller: *_BLOCKED answered at once,
 /// a tuning step at every update, no connection floor) against neqo main
 /// with the pacing fix: goodput within 5 % at every RTT on both models,
-/// and on the traced one, whose sender reports *_BLOCKED when its writes
-/// reach a limit as neqo's does, the peak stream window within 15 % from
-/// 40 ms up. Below, real neqo's window overshoots in slow start to the
+/// and on the `neqo` model, whose sender reports *_BLOCKED when its
+/// writes reach a limit as neqo's does, the peak stream window within
+/// 15 % from 40 ms up. Below, real neqo's window overshoots in slow start to the
 /// 10 MiB cap (4.19 and 2.80 BDP at 20 and 30 ms, 2,184 and 2,332 packets
 /// lost) and the traced model's does not (1.38 and 1.62 BDP, none lost)
 /// since it stopped acknowledging ACK-only packets as neqo does (with
@@ -92,27 +93,29 @@ fn unlimited_matches_real_neqo_at_every_rtt() {
 fn neqo_matches_real_neqo_with_the_pacing_fix() {
     for r in rows(mission(), "neqo", "neqo-main+pacing") {
         assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
-    }
-    let traced = calibrated_on(
-        Preset::NeqoTraced,
-        |r| r.path == "mission" && r.variant == "neqo-main+pacing",
-        "recorded, mission path",
-    );
-    for r in rows(&traced, "neqo", "neqo-main+pacing") {
-        assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
         if r.rtt_s >= 0.04 {
             let w = r.window_ratio.expect("finite windows");
             assert!((w - 1.0).abs() <= 0.15, "{r:?}");
         }
     }
+    let fitted = calibrated_on(
+        Preset::NeqoFitted,
+        |r| r.path == "mission" && r.variant == "neqo-main+pacing",
+        "recorded, mission path",
+    );
+    for r in rows(&fitted, "neqo", "neqo-main+pacing") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
+    }
 }
 
-/// Against neqo main as it is, with 0.30.1's pacing debt modelled: the
-/// mean over the sweep within 5 % (single RTTs are not: the debt's timing
-/// moves 60 and 100 ms by 12–17 %), and the window-bound collapse at 80 ms
-/// (486 Mbit/s, against 849 unlimited) reproduced within 5 %.
+/// Against neqo main as it is, with 0.30.1's pacing debt modelled:
+/// goodput within 5 % at every RTT, the window-bound collapse at 80 ms
+/// (486 Mbit/s, against 849 unlimited) included, the mean over the sweep
+/// within 5 %, and the peak stream window within 15 % at 6 of the 7 RTTs
+/// (30 ms: 2.80 BDP against 2.15). The fitted model had only the mean:
+/// the debt's timing moved its 60 and 100 ms runs by 12–17 %.
 #[test]
-fn neqo_matches_real_neqo_main_on_the_mean_and_the_collapse() {
+fn neqo_matches_real_neqo_main_at_every_rtt_and_on_the_mean() {
     let c = mission();
     let m = c
         .means
@@ -120,11 +123,15 @@ fn neqo_matches_real_neqo_main_on_the_mean_and_the_collapse() {
         .find(|m| m.sim_tuner == "neqo" && m.real_variant == "neqo-main")
         .expect("a mean");
     assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
-    let at80 = rows(c, "neqo", "neqo-main")
-        .into_iter()
-        .find(|r| (r.rtt_s - 0.08).abs() < 1e-9)
-        .expect("80 ms");
-    assert!((at80.goodput_ratio - 1.0).abs() <= 0.05, "{at80:?}");
+    let runs = rows(c, "neqo", "neqo-main");
+    for r in &runs {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.05, "{r:?}");
+    }
+    let windows = runs
+        .iter()
+        .filter(|r| r.window_ratio.is_some_and(|w| (w - 1.0).abs() <= 0.15))
+        .count();
+    assert!(windows >= 6, "windows within 15 % at {windows} of 7 RTTs");
 }
 
 /// `default` against neqo-fc inside neqo (with the pacing fix): goodput
@@ -145,48 +152,49 @@ fn default_matches_neqo_fc_inside_neqo() {
 /// (`TuneInput::late`) lets the window pay for the delay in both. Goodput
 /// within 10 % at every RTT and within 5 % on the mean. Without the term
 /// the simulator got 603.6 and 524.3 Mbit/s at 80 and 100 ms (0.78 × and
-/// 0.74 × of today's real runs), and real neqo 181.5 Mbit/s at 100 ms. Windows are not compared:
-/// below 60 ms real neqo overshoots in slow start (1.6–3.5 BDP), ours
-/// does not.
+/// 0.74 × of today's real runs), and real neqo 181.5 Mbit/s at 100 ms.
+/// On the fitted model (`neqo-fitted`) windows are not compared: below
+/// 60 ms real neqo overshoots in slow start (1.6–3.5 BDP), the model does
+/// not.
 #[test]
-fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
-    for r in rows(mission(), "default", "neqo-fc") {
-        assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
-    }
-    let m = mission()
-        .means
-        .iter()
-        .find(|m| m.sim_tuner == "default" && m.real_variant == "neqo-fc")
-        .expect("the mean");
-    assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
-}
-
-/// The same with the traced neqo model (`--transport neqo-traced`), where
-/// a loss-free run keeps neqo's ACK every second packet and so the pacing
-/// debt: neqo-fc's updates wait about a round trip each, and it stops
-/// answering *_BLOCKED early (`ReceiverFlowControl::update_due`). Goodput
-/// within 10 % at every RTT and within 5 % on the mean, peak windows
-/// within 25 % from 50 ms up (below, real neqo overshoots in slow start).
-/// Answering those claims early instead locked the simulated 60 ms run
-/// into one real update per two round trips: 480 Mbit/s against 802, and
-/// a mean of −25 %.
-#[test]
-fn default_matches_neqo_fc_with_the_pacing_debt_on_the_traced_model() {
+fn default_matches_neqo_fc_with_the_pacing_debt_on_the_fitted_model() {
     let c = calibrated_on(
-        Preset::NeqoTraced,
+        Preset::NeqoFitted,
         |r| r.path == "mission" && r.variant == "neqo-fc",
         "recorded, mission path",
     );
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     for r in rows(&c, "default", "neqo-fc") {
         assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
+    }
+    assert_eq!(c.means.len(), 1, "{:?}", c.means);
+    assert!((c.means[0].ratio - 1.0).abs() <= 0.05, "{:?}", c.means[0]);
+}
+
+/// The same on the `neqo` model, where a loss-free run keeps neqo's ACK
+/// every second packet and so the pacing debt: neqo-fc's updates wait
+/// about a round trip each, and it stops answering *_BLOCKED early
+/// (`ReceiverFlowControl::update_due`). Goodput within 10 % at every RTT
+/// and within 5 % on the mean, peak windows within 25 % from 50 ms up
+/// (below, real neqo overshoots in slow start). Answering those claims
+/// early instead locked the simulated 60 ms run into one real update per
+/// two round trips: 480 Mbit/s against 802, and a mean of −25 %.
+#[test]
+fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
+    let c = mission();
+    for r in rows(c, "default", "neqo-fc") {
+        assert!((r.goodput_ratio - 1.0).abs() <= 0.10, "{r:?}");
         if r.rtt_s >= 0.05 {
             let w = r.window_ratio.expect("finite windows");
             assert!((w - 1.0).abs() <= 0.25, "{r:?}");
         }
     }
-    assert_eq!(c.means.len(), 1, "{:?}", c.means);
-    assert!((c.means[0].ratio - 1.0).abs() <= 0.05, "{:?}", c.means[0]);
+    let m = c
+        .means
+        .iter()
+        .find(|m| m.sim_tuner == "default" && m.real_variant == "neqo-fc")
+        .expect("the mean");
+    assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
 }
 
 /// neqo's bench path with ECN (`Aqm::codel()` on both links, 1 MB queue):
@@ -297,7 +305,7 @@ fn mission_over_21_rtts_the_fitted_model_agrees_on_every_mean() {
         "neqo-fc",
         "neqo-fc+pacing",
     ];
-    for m in mission_sweep(&variants, Preset::Neqo) {
+    for m in mission_sweep(&variants, Preset::NeqoFitted) {
         let band = if m.sim_tuner == "default" { 0.10 } else { 0.05 };
         assert!((m.ratio - 1.0).abs() <= band, "{m:?}");
     }
@@ -309,7 +317,7 @@ fn mission_over_21_rtts_the_fitted_model_agrees_on_every_mean() {
 #[test]
 fn mission_over_21_rtts_the_traced_model_agrees_on_neqo_fc() {
     let variants = ["neqo-fc", "neqo-fc+pacing", "neqo-main+pacing"];
-    for m in mission_sweep(&variants, Preset::NeqoTraced) {
+    for m in mission_sweep(&variants, Preset::Neqo) {
         assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     }
 }
@@ -319,7 +327,7 @@ fn mission_over_21_rtts_the_traced_model_agrees_on_neqo_fc() {
 /// main answers each at once, its connection window has no floor over the
 /// stream window, its congestion window grows by a whole burst once the
 /// burst's tail used half of it, and it acknowledges only when an ACK is
-/// due (`TransportOptions::neqo_traced`). With those the peak stream
+/// due (`TransportOptions::neqo`). With those the peak stream
 /// window is within ±15 % of real neqo main's at 20 of the 21 RTTs
 /// (28 ms: 2.84 BDP against 2.09), goodput within ±5 % at 17 and the mean
 /// within ±5 % (−2.3 %). The misses: at 72 ms real neqo loses 7 packets
@@ -332,7 +340,7 @@ fn mission_over_21_rtts_the_traced_model_agrees_on_neqo_fc() {
 /// 88 ms).
 #[test]
 fn mission_over_21_rtts_the_traced_model_follows_neqo_main_run_by_run() {
-    let c = mission_calibration(&["neqo-main", "unlimited"], Preset::NeqoTraced);
+    let c = mission_calibration(&["neqo-main", "unlimited"], Preset::Neqo);
     let runs: Vec<_> = c.rows.iter().filter(|r| r.sim_tuner == "neqo").collect();
     assert_eq!(runs.len(), 21);
     let windows = runs
@@ -355,8 +363,8 @@ fn mission_over_21_rtts_the_traced_model_follows_neqo_main_run_by_run() {
 
 /// Single runs on the bench path are chaotic, but over the 21-RTT sweep
 /// `unlimited` agrees with real neqo's mean within ±5 % and `default`
-/// with `neqo-fc+pacing`'s within ±10 %, ECN off and on. (The fitted
-/// `neqo` model does not: see the integration README.)
+/// with `neqo-fc+pacing`'s within ±10 %, ECN off and on (on the fitted
+/// model too, whose `neqo` strategy does not: see below).
 #[test]
 fn bench_over_21_rtts_agrees_on_the_means() {
     for m in bench_sweep(["unlimited", "neqo-fc+pacing"], Preset::Neqo) {
@@ -369,17 +377,17 @@ fn bench_over_21_rtts_agrees_on_the_means() {
     }
 }
 
-/// The same sweep with the traced neqo model (`--transport neqo-traced`:
+/// The same sweep with the traced neqo model (`--transport neqo`:
 /// neqo's ACK_FREQUENCY, datagram and header sizes, 1 ms pacing
 /// granularity, *_BLOCKED on writes, no connection floor, neqo's
 /// app-limited rule, ACKs only when due): there neqo 0.30.1's pacing debt
 /// lasts only until slow start's first loss, and the `neqo` strategy
 /// agrees with real neqo main's mean within ±5 %, with the pacing debt
-/// and without, ECN off and on. (With the fitted `neqo` model the debt
-/// costs 7–12 % here.)
+/// and without, ECN off and on. (With the fitted model, `neqo-fitted`,
+/// the debt costs 7–12 % here.)
 #[test]
 fn bench_over_21_rtts_the_traced_model_agrees_on_neqo_main() {
-    for m in bench_sweep(["neqo-main", "neqo-main+pacing"], Preset::NeqoTraced) {
+    for m in bench_sweep(["neqo-main", "neqo-main+pacing"], Preset::Neqo) {
         assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     }
 }

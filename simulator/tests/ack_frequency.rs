@@ -1,4 +1,4 @@
-//! ACK_FREQUENCY as neqo 0.30 runs it (`TransportOptions::neqo_traced`):
+//! ACK_FREQUENCY as neqo 0.30 runs it (`TransportOptions::neqo`):
 //! a receiver acknowledges every second packet until its peer's first
 //! congestion event, and about one packet in cwnd/20 after it; the request
 //! travels in an ACK_FREQUENCY frame and changes only when a congestion
@@ -95,7 +95,7 @@ fn acks_per_packet(v: &ClientView, from: Time, to: Time) -> f64 {
 
 #[test]
 fn every_second_packet_until_the_first_loss_then_one_per_twentieth_of_cwnd() {
-    let trace = scenario(1, TransportOptions::neqo_traced(RTT));
+    let trace = scenario(1, TransportOptions::neqo(RTT));
     let v = client_view(&trace);
     let loss = v.first_server_loss.expect("slow start ends in a loss");
     // The first request repeats neqo's default tolerance of 2 (it changes
@@ -126,7 +126,7 @@ fn every_second_packet_until_the_first_loss_then_one_per_twentieth_of_cwnd() {
 
 #[test]
 fn without_a_congestion_event_the_rate_never_changes() {
-    let trace = scenario(40, TransportOptions::neqo_traced(RTT));
+    let trace = scenario(40, TransportOptions::neqo(RTT));
     let v = client_view(&trace);
     assert_eq!(v.first_server_loss, None);
     let tolerances: Vec<u64> = v.requests.iter().map(|r| r.1).collect();
@@ -138,7 +138,7 @@ fn without_a_congestion_event_the_rate_never_changes() {
 
 #[test]
 fn the_fitted_neqo_model_sends_no_ack_frequency() {
-    let trace = scenario(1, TransportOptions::neqo(RTT));
+    let trace = scenario(1, TransportOptions::neqo_fitted(RTT));
     let v = client_view(&trace);
     assert!(v.requests.is_empty());
     assert!(v.first_server_loss.is_some());

@@ -1,5 +1,5 @@
 //! ACK frames only when an acknowledgement is due
-//! (`TransportOptions::acks_when_due`, on in `neqo_traced`): neqo never
+//! (`TransportOptions::acks_when_due`, on in `TransportOptions::neqo`): neqo never
 //! acknowledges its peer's ACK-only packets on their own, so a sender
 //! whose peer only acknowledges puts ACK frames in almost none of its data
 //! packets, and with a send buffer nearly every data packet is full. Without it,
@@ -66,7 +66,7 @@ fn data_packets_carry_acks_only_when_one_is_due() {
     // sender back (as neqo's 10 MiB one does at 1 Gbit/s and 48–88 ms).
     let traced = TransportOptions {
         send_buffer: Some(256 << 10),
-        ..TransportOptions::neqo_traced(RTT)
+        ..TransportOptions::neqo(RTT)
     };
     assert!(traced.acks_when_due);
     let (data, with_ack, tiny, due_goodput) = server_packets(traced);

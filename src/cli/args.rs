@@ -484,23 +484,24 @@ pub struct TransportArgs {
     pub seed: u64,
     /// Transport model: `default` (this simulator's: 1,500-byte datagrams,
     /// ACK every 2nd packet, RFC 9002 pacing, no send-buffer limit) or
-    /// `neqo` (neqo 0.30 in its simulator: 1,252-byte datagrams, an ACK
-    /// every 10 packets, pacing 2 × cwnd/srtt in bursts of 2, 10 MiB
-    /// send buffer per stream) or `neqo-traced` (`neqo` as traced in
-    /// neqo's test fixture: 1,232-byte datagrams, ACK_FREQUENCY, 1 ms
-    /// pacing granularity, *_BLOCKED on writes, neqo's app-limited rule,
-    /// ACKs only when due). The nine flags below override single settings.
+    /// `neqo` (neqo 0.30 as traced in its test fixture: 1,232-byte
+    /// datagrams, ACK_FREQUENCY, pacing 2 × cwnd/srtt in bursts of 2 with
+    /// 1 ms granularity, 10 MiB send buffer per stream, *_BLOCKED on
+    /// writes, neqo's app-limited rule, ACKs only when due; alias
+    /// `neqo-traced`) or `neqo-fitted` (the first, fitted model of neqo:
+    /// 1,252-byte datagrams, an ACK every 10 packets, the same pacing and
+    /// send buffer). The nine flags below override single settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
     /// Largest UDP payload in bytes (1200..=65527).
     #[arg(long, value_name = "BYTES", value_parser = datagram_size_arg, allow_hyphen_values = true)]
     pub datagram_size: Option<u32>,
     /// Acknowledge every N ack-eliciting packets (1..=1000), for the whole
-    /// run: with `neqo-traced` it turns ACK_FREQUENCY off.
+    /// run: with `neqo` it turns ACK_FREQUENCY off.
     #[arg(long, value_name = "N", value_parser = ack_ratio_arg, allow_hyphen_values = true)]
     pub ack_ratio: Option<u32>,
     /// Largest delay before an acknowledgement (1ms..=1s): 25ms. With
-    /// `neqo-traced` it turns ACK_FREQUENCY off.
+    /// `neqo` it turns ACK_FREQUENCY off.
     #[arg(long, value_name = "DURATION", value_parser = max_ack_delay_arg, allow_hyphen_values = true)]
     pub max_ack_delay: Option<Duration>,
     /// Pacing: gain, burst, and (neqo) whether ACK-only packets spend credit.
@@ -525,19 +526,19 @@ pub struct TransportArgs {
 #[derive(Debug, Default, Args)]
 pub struct BehaviourArgs {
     /// When a sender reports STREAM_DATA_BLOCKED / DATA_BLOCKED: once its
-    /// credit is all sent (on-send; default, neqo) or once its writes
-    /// reach the limit (on-write; neqo-traced).
+    /// credit is all sent (on-send; the `default` and `neqo-fitted`
+    /// models) or once its writes reach the limit (on-write; `neqo`).
     #[arg(long, value_enum)]
     pub blocked: Option<BlockedArg>,
     /// Which packets grow the congestion window (RFC 9002 §7.8): each by
-    /// itself (per-packet; default, neqo) or neqo's watermark (neqo;
-    /// neqo-traced).
+    /// itself (per-packet; `default`, `neqo-fitted`) or neqo's
+    /// watermark (neqo; the `neqo` model).
     #[arg(long, value_enum)]
     pub app_limit: Option<AppLimitArg>,
     /// When a packet carries an ACK frame: whenever anything arrived since
-    /// the last one (any; default, neqo) or only when an acknowledgement
-    /// is due (due; neqo-traced: neqo never acknowledges ACK-only packets
-    /// on their own).
+    /// the last one (any; `default`, `neqo-fitted`) or only when an
+    /// acknowledgement is due (due; `neqo`: it never acknowledges ACK-only
+    /// packets on their own).
     #[arg(long, value_enum)]
     pub acks: Option<AcksArg>,
 }
@@ -936,7 +937,7 @@ mod tests {
             "--profile",
             "gbit-50ms",
             "--transport",
-            "neqo-traced",
+            "neqo",
             "--blocked",
             "on-send",
             "--app-limit",
@@ -945,11 +946,13 @@ mod tests {
         let t = a.spec().unwrap().transport;
         assert_eq!(t.blocked, Some(BlockedArg::OnSend));
         assert_eq!(t.app_limit, Some(AppLimitArg::PerPacket));
-        assert_eq!(t.name(), "neqo-traced,blocked=on-send,app-limit=per-packet");
+        assert_eq!(t.name(), "neqo,blocked=on-send,app-limit=per-packet");
+        // The former name still selects it.
         let t = run_args(&["--profile", "gbit-50ms", "--transport", "neqo-traced"])
             .spec()
             .unwrap()
             .transport;
         assert_eq!((t.blocked, t.app_limit), (None, None));
+        assert_eq!(t.name(), "neqo");
     }
 }

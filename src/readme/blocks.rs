@@ -470,7 +470,10 @@ fn tuner_measurements(runs: &Runs) -> Result<String, LabError> {
 /// Mission-path goodput of the real-neqo variants and of the simulator
 /// beside them, per RTT, from [`Runs::calibration`].
 fn calibration(runs: &Runs) -> Result<String, LabError> {
-    let c = &runs.calibration;
+    let mut c = runs.calibration.clone();
+    c.rows.retain(|r| r.path == "mission");
+    c.means.retain(|m| m.path == "mission");
+    let c = &c;
     let cols = [
         ("unlimited", "unlimited"),
         ("neqo", "neqo-main"),
@@ -528,8 +531,8 @@ fn calibration(runs: &Runs) -> Result<String, LabError> {
 }
 
 /// Means over the RTT sweep of every path of the committed matrix: real
-/// neqo, the fitted `neqo` model and the traced one, from
-/// [`Runs::calibration`], [`Runs::fitted_bench`] and [`Runs::traced`].
+/// neqo, the first, fitted model and the `neqo` model, from
+/// [`Runs::fitted`] and [`Runs::calibration`].
 fn calibration_models(runs: &Runs) -> Result<String, LabError> {
     let pairs = [
         ("unlimited", "unlimited"),
@@ -550,19 +553,14 @@ fn calibration_models(runs: &Runs) -> Result<String, LabError> {
         ("real variant", Align::Left),
         ("sim", Align::Left),
         ("real", Align::Right),
-        ("fitted `neqo`", Align::Right),
-        ("traced `neqo-traced`", Align::Right),
+        ("fitted `neqo-fitted`", Align::Right),
+        ("traced `neqo`", Align::Right),
     ]);
     let (mut fitted_ok, mut traced_ok, mut all) = (0, 0, 0);
     for path in ["mission", "bench", "bench-ecn"] {
-        let fitted = if path == "mission" {
-            &runs.calibration
-        } else {
-            &runs.fitted_bench
-        };
         for (sim, real) in pairs {
-            let f = mean(fitted, path, sim, real)?;
-            let tr = mean(&runs.traced, path, sim, real)?;
+            let f = mean(&runs.fitted, path, sim, real)?;
+            let tr = mean(&runs.calibration, path, sim, real)?;
             all += 1;
             fitted_ok += usize::from(f.within_target);
             traced_ok += usize::from(tr.within_target);

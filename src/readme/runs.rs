@@ -48,14 +48,11 @@ pub struct Runs {
     pub no_headroom: RunReport,
     /// The fault sweep.
     pub sweep: SweepReport,
-    /// The simulator (neqo transport) beside the committed real-neqo
-    /// results, mission path ([`crate::calibrate`]).
+    /// The simulator (the `neqo` transport model) beside the committed
+    /// real-neqo results, every path ([`crate::calibrate`]).
     pub calibration: Calibration,
-    /// The fitted neqo model on the bench paths (the mission path is
-    /// [`Runs::calibration`]), and the traced model on every path.
-    pub fitted_bench: Calibration,
-    /// See [`Runs::fitted_bench`].
-    pub traced: Calibration,
+    /// The same with the first, fitted model (`neqo-fitted`).
+    pub fitted: Calibration,
     /// The committed real-neqo results.
     pub real: RealResults,
 }
@@ -188,32 +185,21 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
     let sweep = sweep_with(1, SWEEP_SEEDS, threads, &|_| on_done("sweep"));
 
     let real = RealResults::recorded()?;
-    let mut mission = real.clone();
-    mission.runs.retain(|r| r.path == "mission");
     let calibration = calibrate(
-        &mission,
-        RECORDED_PATH,
-        TransportChoice::preset(Preset::Neqo),
-        threads,
-        &|_| on_done("calibrate"),
-    );
-    let mut bench = real.clone();
-    bench.runs.retain(|r| r.path != "mission");
-    let fitted_bench = calibrate(
-        &bench,
-        RECORDED_PATH,
-        TransportChoice::preset(Preset::Neqo),
-        threads,
-        &|_| on_done("calibrate"),
-    );
-    let traced = calibrate(
         &real,
         RECORDED_PATH,
-        TransportChoice::preset(Preset::NeqoTraced),
+        TransportChoice::preset(Preset::Neqo),
         threads,
         &|_| on_done("calibrate"),
     );
-    if let Some(e) = [&calibration, &fitted_bench, &traced]
+    let fitted = calibrate(
+        &real,
+        RECORDED_PATH,
+        TransportChoice::preset(Preset::NeqoFitted),
+        threads,
+        &|_| on_done("calibrate"),
+    );
+    if let Some(e) = [&calibration, &fitted]
         .iter()
         .find_map(|c| c.errors.first())
     {
@@ -234,8 +220,7 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         no_headroom,
         sweep,
         calibration,
-        fitted_bench,
-        traced,
+        fitted,
         real,
     })
 }
@@ -244,9 +229,9 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
 #[must_use]
 pub fn run_count() -> u64 {
     let calibration = RealResults::recorded().map_or(0, |r| {
-        let fitted = crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len();
-        let traced = crate::calibrate::specs(&r, TransportChoice::preset(Preset::NeqoTraced)).len();
-        fitted + traced
+        let model = crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len();
+        let fitted = crate::calibrate::specs(&r, TransportChoice::preset(Preset::NeqoFitted)).len();
+        model + fitted
     });
     (Matrix::full().specs().len() + named_specs().len() + 1 + calibration) as u64 + SWEEP_SEEDS
 }

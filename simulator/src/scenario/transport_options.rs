@@ -2,9 +2,10 @@
 //! size, acknowledgement rate, pacing and the sender's stream buffer.
 //!
 //! [`TransportOptions::DEFAULT`] is this simulator's own QUIC-like
-//! transport; [`TransportOptions::neqo`] approximates neqo 0.30 as its
+//! transport; [`TransportOptions::neqo`] models neqo 0.30 as its
 //! test-fixture simulator runs it, the transport the neqo integration
-//! (`integrations/neqo/`) measures.
+//! (`integrations/neqo/`) measures, and [`TransportOptions::neqo_fitted`]
+//! is the first, fitted model of it, kept to compare with.
 
 use std::time::Duration;
 
@@ -90,8 +91,64 @@ impl TransportOptions {
     };
 
     /// neqo 0.30 between two neqo endpoints on a path of round-trip time
-    /// `rtt`, as its `min_bandwidth` bench sets it up (`ack_ratio(200)`),
-    /// in the form fitted to the real runs (`fc-lab calibrate`):
+    /// `rtt`, as its `min_bandwidth` bench sets it up (`ack_ratio(200)`)
+    /// and as traced in its test fixture (neqo 80ca01e, the neqo
+    /// integration's build with a few `eprintln!`s):
+    ///
+    /// - pacing at 2 × cwnd / srtt in bursts of 2, every ack-eliciting
+    ///   packet paced while anything is in flight, and ACK-only packets
+    ///   spending credit ([`Pacing::NEQO`]: 0.30.1's pacing debt; the
+    ///   integration's pacing patch is [`Pacing::NEQO_FIXED`]), with no
+    ///   wait below neqo's 1 ms timer granularity
+    ///   ([`Pacing::with_granularity`]);
+    /// - `TxBuffer::MAX_SIZE` = 10 MiB per send stream, so at most 10 MiB
+    ///   is in flight on one stream whatever the receive window;
+    /// - ECN off (see [`TransportOptions::neqo_fitted`]; `fc-lab
+    ///   calibrate` turns it on for the paths whose queue runs CoDel);
+    /// - 1,232-byte datagrams (1,280 less the IPv6 and UDP headers; PMTUD
+    ///   is off) whose packets spend 19 bytes on header and tag:
+    ///   zero-length connection IDs, a 2-byte packet number, the 16-byte
+    ///   tag (a traced ACK-only packet is 30 bytes, a data packet 1,232);
+    /// - ACK_FREQUENCY with ratio 200 ([`crate::quic::ack_frequency`]): a
+    ///   receiver acknowledges every 2nd packet until the first congestion
+    ///   event of its peer, then about one per cwnd/20 (traced: 445,345 of
+    ///   445,497 ACKs covered 2 packets in a loss-free run; after a loss
+    ///   the requested tolerance went from 2 to 255);
+    /// - *_BLOCKED once the application's writes reach a limit
+    ///   ([`TransportOptions::blocked_on_write`]);
+    /// - neqo's app-limited rule ([`AppLimit::Neqo`]): a burst counts
+    ///   whole towards the congestion window once its tail used half of
+    ///   it;
+    /// - ACK frames only when an acknowledgement is due
+    ///   ([`TransportOptions::acks_when_due`]).
+    ///
+    /// With these, neqo 0.30.1's pacing debt lasts only until the first
+    /// loss: on the bench path, where slow start always ends in one, it
+    /// costs the `neqo` strategy almost nothing, as in real neqo, while the
+    /// fitted model charges it 12.5 %. On the mission path a loss-free run
+    /// keeps the ACK every 2nd packet. Over the committed 21-RTT mission
+    /// sweep `unlimited` is within 0.3 % of real neqo at every RTT and the
+    /// `neqo` strategy's peak stream window within 15 % of real neqo
+    /// main's at 20 of 21 RTTs (`fc-lab calibrate`, whose default model
+    /// this is; the integration README has the numbers).
+    #[must_use]
+    pub fn neqo(rtt: Duration) -> Self {
+        Self {
+            max_datagram_size: 1232,
+            packet_overhead: 19,
+            ack_ratio: 2,
+            max_ack_delay: Duration::from_millis(20),
+            ack_frequency: Some(200),
+            pacing: Pacing::NEQO.with_granularity(Duration::from_millis(1)),
+            blocked_on_write: true,
+            app_limit: AppLimit::Neqo,
+            acks_when_due: true,
+            ..Self::neqo_fitted(rtt)
+        }
+    }
+
+    /// The first model of neqo 0.30 (`--transport neqo-fitted`), fitted to
+    /// the real runs before neqo was traced:
     ///
     /// - 1,252-byte datagrams with this simulator's 29 bytes of header and
     ///   tag per packet;
@@ -113,10 +170,12 @@ impl TransportOptions {
     ///   dropped).
     ///
     /// The datagram, the header and the fixed ACK rate are not what neqo
-    /// does; [`TransportOptions::neqo_traced`] is, and agrees less with
-    /// the real runs on the mission path (see there).
+    /// does, and this model was fitted before neqo's sender, connection
+    /// window, app-limited rule and ACKs were traced: it is kept to
+    /// compare with (`--transport neqo-fitted`). [`TransportOptions::neqo`]
+    /// agrees better with real neqo on almost every count.
     #[must_use]
-    pub fn neqo(rtt: Duration) -> Self {
+    pub fn neqo_fitted(rtt: Duration) -> Self {
         Self {
             max_datagram_size: 1252,
             packet_overhead: crate::transport::PACKET_OVERHEAD as u32,
@@ -129,54 +188,6 @@ impl TransportOptions {
             blocked_on_write: false,
             app_limit: AppLimit::PerPacket,
             acks_when_due: false,
-        }
-    }
-
-    /// neqo 0.30 as traced in its test fixture (neqo 80ca01e, the neqo
-    /// integration's build with a few `eprintln!`s): [`TransportOptions::neqo`]
-    /// with what it leaves out put back.
-    ///
-    /// - 1,232-byte datagrams (1,280 less the IPv6 and UDP headers; PMTUD
-    ///   is off) whose packets spend 19 bytes on header and tag:
-    ///   zero-length connection IDs, a 2-byte packet number, the 16-byte
-    ///   tag (a traced ACK-only packet is 30 bytes, a data packet 1,232);
-    /// - ACK_FREQUENCY with ratio 200 ([`crate::quic::ack_frequency`]): a
-    ///   receiver acknowledges every 2nd packet until the first congestion
-    ///   event of its peer, then about one per cwnd/20 (traced: 445,345 of
-    ///   445,497 ACKs covered 2 packets in a loss-free run; after a loss
-    ///   the requested tolerance went from 2 to 255);
-    /// - neqo's pacer does not wait below its 1 ms timer granularity
-    ///   ([`Pacing::with_granularity`]);
-    /// - *_BLOCKED once the application's writes reach a limit
-    ///   ([`TransportOptions::blocked_on_write`]);
-    /// - neqo's app-limited rule ([`AppLimit::Neqo`]): a burst counts
-    ///   whole towards the congestion window once its tail used half of
-    ///   it;
-    /// - ACK frames only when an acknowledgement is due
-    ///   ([`TransportOptions::acks_when_due`]).
-    ///
-    /// With these, neqo 0.30.1's pacing debt lasts only until the first
-    /// loss: on the bench path, where slow start always ends in one, it
-    /// costs the `neqo` strategy almost nothing, as in real neqo, while the
-    /// fitted model charges it 12.5 %. On the mission path a loss-free run
-    /// keeps the ACK every 2nd packet. Over the committed 21-RTT mission
-    /// sweep `unlimited` is within 0.3 % of real neqo at every RTT and the
-    /// `neqo` strategy's peak stream window within 15 % of real neqo
-    /// main's at 20 of 21 RTTs (`fc-lab calibrate --transport
-    /// neqo-traced`; the integration README has the numbers).
-    #[must_use]
-    pub fn neqo_traced(rtt: Duration) -> Self {
-        Self {
-            max_datagram_size: 1232,
-            packet_overhead: 19,
-            ack_ratio: 2,
-            max_ack_delay: Duration::from_millis(20),
-            ack_frequency: Some(200),
-            pacing: Pacing::NEQO.with_granularity(Duration::from_millis(1)),
-            blocked_on_write: true,
-            app_limit: AppLimit::Neqo,
-            acks_when_due: true,
-            ..Self::neqo(rtt)
         }
     }
 }

@@ -109,9 +109,9 @@ impl Tracer {
     }
 
     /// The frames to record for packet `pn` this endpoint sends, or `None`
-    /// when it is not recorded.
-    /// A packet none of whose frames survive [`Self::traced`] (an ACK-only
-    /// packet acknowledging nothing the trace holds) is not recorded.
+    /// when it is not recorded. A packet none of whose frames survive the
+    /// trace's filter (an ACK-only packet acknowledging nothing the trace
+    /// holds) is not recorded.
     pub fn sent_frames(&mut self, pn: u64, frames: &[Frame]) -> Option<Vec<Frame>> {
         if !self.decide(pn, frames) {
             return None;
