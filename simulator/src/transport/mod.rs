@@ -19,6 +19,7 @@
 //! - `stats.rs`, `tracer.rs`: what an endpoint measures and records;
 //! - `hostile.rs`: the server carrying out a scripted misbehaviour.
 
+pub mod ack_only_sent;
 pub mod ack_state;
 pub mod application;
 pub mod connection;

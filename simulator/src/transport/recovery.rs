@@ -19,6 +19,7 @@ use crate::{
 
 use super::{
     ACK_DELAY_EXPONENT,
+    ack_only_sent::AckOnlySent,
     sent::{SentPacket, SentPackets},
 };
 
@@ -148,6 +149,8 @@ pub struct RecoveryStats {
 #[derive(Debug)]
 pub struct Recovery {
     sent: SentPackets,
+    /// ACK-only packets' send times, for RTT samples (RFC 9002 §5.1).
+    ack_only: AckOnlySent,
     /// RTT estimate (RFC 9002 §5).
     pub rtt: RttEstimator,
     /// Congestion controller.
@@ -200,6 +203,7 @@ impl Recovery {
     ) -> Self {
         Self {
             sent: SentPackets::default(),
+            ack_only: AckOnlySent::default(),
             rtt: RttEstimator::new(Duration::from_millis(333)),
             cc: cc.build(max_datagram_size),
             pacer: Pacer::new(max_datagram_size, pacing),
@@ -373,6 +377,7 @@ impl Recovery {
         if pkt.ack_eliciting || pkt.in_flight {
             self.sent.push(pkt);
         } else {
+            self.ack_only.on_sent(pkt.pn, pkt.time_sent);
             // Keep packet numbers consecutive in the table.
             self.sent.push(pkt);
             let pn = self.sent.end() - 1;
@@ -413,16 +418,23 @@ impl Recovery {
                 }
             }
         }
+        // The largest, if an ACK-only packet: its send time (and it is
+        // forgotten, acknowledged or not).
+        let ack_only_largest = self.ack_only.on_ack(largest);
         if out.acked.is_empty() {
             return out;
         }
         // RTT sample when the largest acknowledged is newly acknowledged
-        // and something newly acknowledged was ack-eliciting (§5.1).
-        if let Some(first) = out.acked.first()
-            && first.pn == largest
+        // and something newly acknowledged was ack-eliciting (§5.1),
+        // timed from the largest whatever it carried.
+        let largest_sent = match out.acked.first() {
+            Some(first) if first.pn == largest => Some(first.time_sent),
+            _ => ack_only_largest,
+        };
+        if let Some(sent_at) = largest_sent
             && out.acked.iter().any(|p| p.ack_eliciting)
         {
-            let latest = now - first.time_sent;
+            let latest = now - sent_at;
             let delay = Duration::from_micros(ack_delay.saturating_mul(1 << ACK_DELAY_EXPONENT));
             self.rtt.update(latest, delay, self.max_ack_delay);
             self.first_rtt_sample.get_or_insert(now);
@@ -789,6 +801,53 @@ mod tests {
     fn send_judged(r: &mut Recovery, pn: u64, at: Time) {
         let cwnd_limited = r.uses_window(MDS, MDS);
         send_full(r, pn, at, cwnd_limited, false);
+    }
+
+    /// Sends ACK-only packet `pn` (not ack-eliciting, not in flight).
+    fn send_ack_only(r: &mut Recovery, pn: u64, at: Time) {
+        r.on_packet_sent(
+            at,
+            SentPacket {
+                pn,
+                time_sent: at,
+                size: 40,
+                ack_eliciting: false,
+                in_flight: false,
+                cwnd_limited: false,
+                ect: false,
+                frames: SentFrames::new(),
+            },
+        );
+    }
+
+    /// RFC 9002 §5.1: an ACK whose largest is an ACK-only packet still
+    /// gives an RTT sample when it newly acknowledges an ack-eliciting
+    /// one, timed from the largest; one that acknowledges only ACK-only
+    /// packets, or names an already acknowledged largest, gives none.
+    #[test]
+    fn an_ack_only_largest_times_the_rtt_sample() {
+        let mut r = recovery();
+        send(&mut r, 0, ms(0));
+        send_ack_only(&mut r, 1, ms(10));
+        send_ack_only(&mut r, 2, ms(20));
+        // Packets 0..=2 acknowledged at 150 ms: the sample runs from
+        // packet 2 (130 ms), not from packet 0 (150 ms).
+        let out = ack(&mut r, ms(150), &[(2, 0)]);
+        assert!(out.rtt_sampled);
+        assert_eq!(r.rtt.latest(), Duration::from_millis(130));
+        // Only ACK-only packets newly acknowledged: no sample.
+        send_ack_only(&mut r, 3, ms(160));
+        let out = ack(&mut r, ms(300), &[(3, 0)]);
+        assert!(!out.rtt_sampled);
+        assert_eq!(r.rtt.latest(), Duration::from_millis(130));
+        // An ack-eliciting packet below a largest acknowledged before.
+        send(&mut r, 4, ms(310));
+        send_ack_only(&mut r, 5, ms(320));
+        let out = ack(&mut r, ms(420), &[(5, 4)]);
+        assert!(out.rtt_sampled);
+        assert_eq!(r.rtt.latest(), Duration::from_millis(100));
+        let out = ack(&mut r, ms(500), &[(5, 0)]);
+        assert!(!out.rtt_sampled, "nothing newly acknowledged");
     }
 
     /// A burst of 6 packets into an initial window of 10 (12,000 bytes):
