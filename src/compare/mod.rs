@@ -10,6 +10,7 @@
 //! - [`memory`]: the many-streams tables and report.md's "Memory" section;
 //! - [`summary`]: report.md's profile × tuner matrices;
 //! - [`findings`]: who wins each scenario, by how much, at what memory;
+//! - [`spread`]: the cells where `default` trails, again at nearby RTTs;
 //! - [`colours`]: one colour per strategy in every chart;
 //! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
 //!   [`write_report`]).
@@ -26,6 +27,7 @@ pub mod memory;
 pub mod report_dir;
 pub mod rows;
 pub mod run;
+pub mod spread;
 pub mod summary;
 pub mod tables;
 

@@ -10,6 +10,7 @@ use crate::{
     compare::{
         findings::{Memory, PathFinding, TIE, findings, verdict},
         run_count_phrase,
+        spread::{CELL_TIE, RTT_SCALES, Spread, behind_cells},
         summary::summary_table,
     },
     error::LabError,
@@ -188,7 +189,6 @@ fn every_cell(runs: &Runs) -> String {
         ]
     };
     let mut cells = 0;
-    let mut behind: Vec<(f64, String, String)> = Vec::new();
     let mut more_memory = Vec::new();
     for ours in runs.matrix.iter().filter(|r| r.tuner == "default") {
         let (p, w) = (ours.profile.as_str(), ours.workload.as_str());
@@ -196,26 +196,25 @@ fn every_cell(runs: &Runs) -> String {
             continue;
         };
         cells += 1;
-        let best = if double.goodput_bps > neqo.goodput_bps {
-            double
-        } else {
-            neqo
-        };
-        let rel = ours.goodput_bps / best.goodput_bps - 1.0;
-        if rel < -0.005 {
-            behind.push((rel, format!("{p}/{w}"), best.tuner.clone()));
-        }
         let [o, n, d] = [ours, neqo, double].map(memory);
         let larger = (0..3).any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01);
         if larger {
             more_memory.push(format!("{p}/{w}"));
         }
     }
-    behind.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let behind = behind_cells(&runs.matrix, CELL_TIE);
     let worst: Vec<String> = behind
         .iter()
         .take(6)
-        .map(|(rel, cell, peer)| format!("{cell} {:+.1} % vs {peer}", rel * 100.0))
+        .map(|b| {
+            format!(
+                "{}/{} {:+.1} % vs {}",
+                b.profile,
+                b.workload,
+                b.gap * 100.0,
+                b.peer
+            )
+        })
         .collect();
     format!(
         "Over every cell of `compare` ({cells} profile × workload cells with all three), `default` is more \
@@ -230,6 +229,74 @@ fn every_cell(runs: &Runs) -> String {
         },
         more_memory.len(),
         more_memory.join(", "),
+    )
+}
+
+/// The cells where `default` trails, again at nearby RTTs
+/// ([`crate::compare::spread`]): which gaps hold at every RTT and which
+/// are one run's luck.
+fn rtt_spread(runs: &Runs) -> String {
+    let pct = |g: f64| format!("{:+.1}", g * 100.0);
+    let name = |s: &Spread| format!("{}/{}", s.cell.profile, s.cell.workload);
+    // Steady: behind by more than the tie at every RTT, within 1.5 points.
+    let (steady, moving): (Vec<&Spread>, Vec<&Spread>) =
+        runs.spread.iter().partition(|s| s.steady(CELL_TIE, 0.015));
+    let steady: Vec<String> = steady
+        .iter()
+        .map(|s| {
+            let (lo, hi) = s.range();
+            if pct(lo) == pct(hi) {
+                format!("{} {} %", name(s), pct(lo))
+            } else {
+                format!("{} {} to {} %", name(s), pct(lo), pct(hi))
+            }
+        })
+        .collect();
+    let moving: Vec<String> = moving
+        .iter()
+        .map(|s| {
+            let (lo, hi) = s.range();
+            format!(
+                "{} {} to {} % (mean {} %)",
+                name(s),
+                pct(lo),
+                pct(hi),
+                pct(s.mean())
+            )
+        })
+        .collect();
+    let spread: std::collections::BTreeSet<(&str, &str)> = runs
+        .spread
+        .iter()
+        .map(|s| (s.cell.profile.as_str(), s.cell.workload.as_str()))
+        .collect();
+    let seeded: Vec<String> = behind_cells(&runs.matrix, CELL_TIE)
+        .iter()
+        .filter(|b| !spread.contains(&(b.profile.as_str(), b.workload.as_str())))
+        .map(|b| format!("{}/{} {} %", b.profile, b.workload, pct(b.gap)))
+        .collect();
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    format!(
+        "Each of those cells again at {} × its profile's RTT (`fc-lab run --profile P --workload W \
+         --rtt R`, seed 1; the queue rule and the workload follow the new path), `default` against \
+         the better peer at every RTT. Behind by about as much at every RTT (the path's doing): {}. \
+         Moving with the RTT (one run's luck): {}. On random paths (a median of {} seeds already, \
+         not spread): {}.\n",
+        RTT_SCALES
+            .iter()
+            .map(|&(n, d)| format!("{}", f64::from(n) / f64::from(d)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        list(&steady),
+        list(&moving),
+        runs.random_seeds,
+        list(&seeded),
     )
 }
 
@@ -657,6 +724,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("neqo-bench".to_owned(), neqo_bench(runs)?);
     b.insert("compare-bulk".to_owned(), compare_bulk(runs)?);
     b.insert("every-cell".to_owned(), every_cell(runs));
+    b.insert("rtt-spread".to_owned(), rtt_spread(runs));
     b.insert("lab-claims".to_owned(), lab_claims(runs)?);
     b.insert("timer-reader".to_owned(), timer_reader(runs)?);
     b.insert("many-100".to_owned(), many_100(runs)?);

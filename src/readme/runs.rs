@@ -10,7 +10,10 @@ use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
 
 use crate::{
     calibrate::{Calibration, RECORDED_PATH, RealResults, calibrate},
-    compare::{Matrix, median_of_seeds, run_all},
+    compare::{
+        Matrix, median_of_seeds, run_all,
+        spread::{CELL_TIE, Spread, behind_cells, spread_specs, spreads},
+    },
     error::LabError,
     profiles,
     report::RunReport,
@@ -40,6 +43,9 @@ pub struct Runs {
     pub matrix: Vec<RunReport>,
     /// Runs before folding seeds.
     pub matrix_runs: usize,
+    /// The cells where `default` trails, at nearby RTTs
+    /// ([`crate::compare::spread`]).
+    pub spread: Vec<Spread>,
     /// Seeds per cell on random paths.
     pub random_seeds: u64,
     /// The named runs, by name (see [`named_specs`]).
@@ -165,6 +171,13 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
     specs.extend(named.iter().map(|(_, s)| s.clone()));
     let reports = run_all(&specs, threads, &|r| on_done(&r.profile));
     let (matrix_reports, named_reports) = reports.split_at(matrix_specs.len());
+    let folded = median_of_seeds(matrix_reports.to_vec());
+    // The cells where `default` trails, again at nearby RTTs (a few dozen
+    // short runs; not on the progress bar, whose length is fixed before
+    // the matrix says which cells they are).
+    let behind = behind_cells(&folded, CELL_TIE);
+    let spread_reports = run_all(&spread_specs(&matrix, &behind), threads, &|_| {});
+    let spread = spreads(&spread_reports, &behind);
     let named: BTreeMap<String, RunReport> = named
         .into_iter()
         .map(|(n, _)| n)
@@ -214,7 +227,8 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
     }
     Ok(Runs {
         matrix_runs: matrix_reports.len(),
-        matrix: median_of_seeds(matrix_reports.to_vec()),
+        matrix: folded,
+        spread,
         random_seeds: matrix.random_seeds,
         named,
         no_headroom,
