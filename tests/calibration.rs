@@ -57,6 +57,14 @@ fn rows<'a>(c: &'a Calibration, sim: &str, real: &str) -> Vec<&'a fc_lab::calibr
     v
 }
 
+/// The mean over the sweep of `sim` against `real`.
+fn mean<'a>(c: &'a Calibration, sim: &str, real: &str) -> &'a Mean {
+    c.means
+        .iter()
+        .find(|m| m.sim_tuner == sim && m.real_variant == real)
+        .unwrap_or_else(|| panic!("no mean of {sim} vs {real}"))
+}
+
 #[test]
 fn every_mission_run_simulates() {
     assert!(mission().errors.is_empty(), "{:?}", mission().errors);
@@ -116,11 +124,7 @@ fn neqo_matches_real_neqo_with_the_pacing_fix() {
 #[test]
 fn neqo_matches_real_neqo_main_at_every_rtt_and_on_the_mean() {
     let c = mission();
-    let m = c
-        .means
-        .iter()
-        .find(|m| m.sim_tuner == "neqo" && m.real_variant == "neqo-main")
-        .expect("a mean");
+    let m = mean(c, "neqo", "neqo-main");
     assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
     let runs = rows(c, "neqo", "neqo-main");
     for r in &runs {
@@ -188,11 +192,7 @@ fn default_matches_neqo_fc_inside_neqo_with_the_pacing_debt() {
             assert!((w - 1.0).abs() <= 0.25, "{r:?}");
         }
     }
-    let m = c
-        .means
-        .iter()
-        .find(|m| m.sim_tuner == "default" && m.real_variant == "neqo-fc")
-        .expect("the mean");
+    let m = mean(c, "default", "neqo-fc");
     assert!((m.ratio - 1.0).abs() <= 0.05, "{m:?}");
 }
 
