@@ -170,7 +170,7 @@ pub mod tuner;
 pub use budget::Budget;
 pub use change::{ChangeReason, WindowChange};
 pub use config::{Config, ConfigError, MAX_STREAMS, ValidConfig};
-pub use connection_flow::{ConnectionFlow, StreamReceiver};
+pub use connection_flow::{ConnectionFlow, MIN_BLOCKED_ANSWER, StreamReceiver};
 pub use connection_receiver::{ConnectionReceiver, UpdateFrame};
 pub use error::{Error, Res, TransportErrorCode};
 pub use fraction::Fraction;

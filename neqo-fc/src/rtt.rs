@@ -47,6 +47,31 @@ impl Rtt {
     pub const fn min(&self) -> Duration {
         self.min
     }
+
+    /// Queueing delay: `smoothed − min` (the standing queue the path holds
+    /// on average, as a time).
+    #[must_use]
+    pub fn queueing(&self) -> Duration {
+        self.smoothed - self.min
+    }
+
+    /// The path shows no queue yet: queueing delay at most an eighth of
+    /// the base RTT (HyStart++, RFC 9406 §4.2, leaves slow start once a
+    /// round's RTT rises by an eighth of the last round's minimum, clamped
+    /// to 4–16 ms). A sender in slow start is then still short of the
+    /// bottleneck.
+    #[must_use]
+    pub fn queue_free(&self) -> bool {
+        self.queueing() <= self.min / 8
+    }
+
+    /// The path holds a standing queue of at least one base RTT: data
+    /// already queued keeps the bottleneck busy for longer than a frame
+    /// from the receiver takes to reach the sender (half a base RTT).
+    #[must_use]
+    pub fn standing_queue(&self) -> bool {
+        self.queueing() >= self.min
+    }
 }
 
 #[cfg(test)]
@@ -62,5 +87,17 @@ mod tests {
         let r = Rtt::new(ms(30), ms(20)).unwrap();
         assert_eq!((r.smoothed(), r.min()), (ms(30), ms(20)));
         assert_eq!(Rtt::from_sample(ms(5)).unwrap().min(), ms(5));
+    }
+
+    #[test]
+    fn queue_free_and_standing_queue_boundaries() {
+        let us = Duration::from_micros;
+        let at = |smoothed| Rtt::new(us(smoothed), us(80_000)).unwrap();
+        assert_eq!(at(80_000).queueing(), Duration::ZERO);
+        assert!(at(90_000).queue_free());
+        assert!(!at(90_001).queue_free());
+        assert!(!at(159_999).standing_queue());
+        assert!(at(160_000).standing_queue());
+        assert!(!at(160_000).queue_free());
     }
 }

@@ -1004,6 +1004,8 @@ struct Flow {
     read_log: Vec<u64>,
     /// MAX_STREAM_DATA frames the receiver wrote, by tick.
     update_ticks: Vec<u64>,
+    /// The limits those frames carried, in order.
+    update_limits: Vec<u64>,
     /// The sender has data for this stream.
     sending: bool,
 }
@@ -1060,6 +1062,7 @@ impl Loop {
                     wake_every: 1,
                     read_log: Vec::new(),
                     update_ticks: Vec::new(),
+                    update_limits: Vec::new(),
                     sending: true,
                 }
             })
@@ -1168,9 +1171,10 @@ impl Loop {
         }
         while let Some(u) = self.rx.next_update(now, self.rtt) {
             self.check_after_next_update();
-            if let UpdateFrame::MaxStreamData { id, .. } = u {
+            if let UpdateFrame::MaxStreamData { id, limit } = u {
                 let f = self.flows.iter_mut().find(|f| f.id == id).unwrap();
                 f.update_ticks.push(self.tick);
+                f.update_limits.push(limit);
             }
             self.frames.push_back((self.tick + self.one_way, u));
         }
@@ -1485,6 +1489,16 @@ fn without_blocked_a_stale_share_waits_for_the_next_pass() {
     assert_eq!(raised[0].0, last + RTT_MS, "{raised:?}");
 }
 
+/// `n` streams that together read `READ` per tick, in equal parts.
+fn equal_readers(n: u64) -> Loop {
+    Loop::new(
+        common::config_512k(),
+        RTT_MS,
+        LINK,
+        &vec![READ / n; n as usize],
+    )
+}
+
 /// 32 streams share 1 MB per RTT (31.25 KB each): once the estimate has
 /// stopped growing, no stream holds more credit than its share of the
 /// estimate (≈ 47 KB, below the 128 KiB seed), so streams that stall can
@@ -1493,12 +1507,7 @@ fn without_blocked_a_stale_share_waits_for_the_next_pass() {
 #[test]
 fn after_the_ramp_each_stream_holds_its_share_not_its_seed() {
     let n = 32;
-    let mut sim = Loop::new(
-        common::config_512k(),
-        RTT_MS,
-        LINK,
-        &vec![READ / n; n as usize],
-    );
+    let mut sim = equal_readers(n);
     sim.run_until(1000);
     let mut most = 0;
     for _ in 1000..3000 {
@@ -1847,4 +1856,54 @@ fn the_pass_raises_busy_streams_to_measured_need_not_the_initial_guess() {
     assert_eq!(raised, []);
     assert_eq!(rx.stream(id).unwrap().window(), 64 << 10);
     assert!(rx.estimate() >= 8 << 20);
+}
+
+/// 32 streams held at their shares (≈ 47 KB: a threshold of ≈ 12 KB, an
+/// eighth of it ≈ 1.5 KB) by a sender that reports STREAM_DATA_BLOCKED
+/// whenever a stream's credit runs out. Behind a standing queue (smoothed
+/// RTT twice the minimum) the receiver answers no report with less than
+/// `MIN_BLOCKED_ANSWER`: every update extends its limit by that much or
+/// waits for the threshold, and the readers lose nothing. With no queue
+/// the answers come as soon as an eighth of the threshold was read.
+#[test]
+fn behind_a_standing_queue_blocked_reports_get_no_slivers() {
+    let run = |smoothed_ms: u64| {
+        let n = 32;
+        let mut sim = equal_readers(n);
+        sim.send_blocked = true;
+        sim.rtt = Rtt::new(
+            Duration::from_millis(smoothed_ms),
+            Duration::from_millis(RTT_MS),
+        );
+        sim.run_until(3000);
+        let mut smallest = u64::MAX;
+        let mut updates = 0;
+        for f in &sim.flows {
+            for (k, w) in f.update_limits.windows(2).enumerate() {
+                if f.update_ticks[k + 1] >= 1000 {
+                    smallest = smallest.min(w[1] - w[0]);
+                    updates += 1;
+                }
+            }
+        }
+        let read: u64 = (0..n as usize).map(|i| sim.read(i, 1000, 3000)).sum();
+        assert_eq!(sim.budget_violations, 0);
+        (smallest, updates, read)
+    };
+    let (queued_step, queued_updates, queued_read) = run(2 * RTT_MS);
+    let (free_step, free_updates, free_read) = run(RTT_MS);
+    // The smallest update behind the queue is a whole threshold (a quarter
+    // of the share), below MIN_BLOCKED_ANSWER only because the threshold
+    // itself is.
+    assert!(
+        (11 * KIB..neqo_fc::MIN_BLOCKED_ANSWER).contains(&queued_step),
+        "{queued_step}"
+    );
+    assert!(free_step < 4 * KIB, "{free_step}");
+    assert!(
+        queued_updates < free_updates,
+        "{queued_updates} vs {free_updates}"
+    );
+    assert_eq!(queued_read, 2000 * READ);
+    assert_eq!(free_read, 2000 * READ);
 }

@@ -86,7 +86,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// At least `update_fraction × window` bytes (and at least one) were
     /// retired since the limit was set: `retired + window − limit ≥
     /// threshold`.
-    fn threshold_reached(&self) -> bool {
+    pub(crate) fn threshold_reached(&self) -> bool {
         let threshold = self.update_fraction.of(self.max_active).max(1);
         self.target().saturating_sub(self.max_allowed) >= threshold
     }
