@@ -412,7 +412,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         // the ones that go on (growth budget: 3 × need).
         let share_cap =
             s.fc.retired()
-                .saturating_add(self.stream_share_cap(s.seed, s.initial));
+                .saturating_add(self.stream_share_cap(s.seed, s.initial, rtt));
         // A lost frame is re-sent at its old limit even with no room.
         let cap = if room == 0 && s.fc.resend_pending() {
             old

