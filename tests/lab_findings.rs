@@ -14,7 +14,7 @@
 //! - `default` against `neqo` and `double` in every profile × workload
 //!   cell of `compare`'s matrix (the same runs and seed medians as its
 //!   tables): where it is behind the better peer (beyond a 0.5 % tie) it is
-//!   by under 11 % and with less credit; where it promises more credit
+//!   by under 8 % and with less credit; where it promises more credit
 //!   than both, it is not behind. Which cells these are is computed from
 //!   the runs; an ignored test prints every cell's numbers and fails where
 //!   the plain claim (goodput ≥ the better peer's, with no more memory)
@@ -158,10 +158,12 @@ const TIE: f64 = 0.005;
 /// runs with the same windows differ by the odd reordered packet.
 const MEMORY_TIE: f64 = 0.01;
 
-/// Largest shortfall against the better peer any cell shows (under 11 %,
-/// measured: `neqo-bench/timer-reader`, against `double`'s 16 MiB): a
-/// regression bound, not a goal — the goal is the ignored test below.
-const SHORTFALL: f64 = 0.11;
+/// Largest shortfall against the better peer any cell may show (8 %;
+/// measured: −2.9 %, `neqo-bench/large-msg` against `double`, a cell whose
+/// single runs swing from −8.9 to +0.6 % within ±10 % of the RTT, hence
+/// the margin): a regression bound, not a goal — the goal is the ignored
+/// test below.
+const SHORTFALL: f64 = 0.08;
 
 /// `default` against the two auto-tuning peers in one profile × workload
 /// cell of `compare`'s matrix.
