@@ -36,14 +36,16 @@ pub const CELL_TIE: f64 = 0.005;
 /// The strategies a spread runs: ours and the two peers it is held to.
 pub const SPREAD_TUNERS: [&str; 3] = ["default", "neqo", "double"];
 
-/// A cell where `default` trails the better of `neqo` and `double`.
+/// A cell and `default`'s gap to the better of `neqo` and `double` (a
+/// cell where it trails, from [`behind_cells`]; any cell, from
+/// [`cell_gaps`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Behind {
     /// Profile name.
     pub profile: String,
     /// Workload name.
     pub workload: String,
-    /// `default`'s goodput over the better peer's, minus one (< 0).
+    /// `default`'s goodput over the better peer's, minus one (< 0: behind).
     pub gap: f64,
     /// The better peer.
     pub peer: String,
@@ -73,17 +75,16 @@ pub fn gap(reports: &[RunReport], profile: &str, workload: &str) -> Option<(f64,
     })
 }
 
-/// Every cell of `reports` (one report per cell and tuner) where
-/// `default` trails the better peer by more than `tie` (a fraction),
-/// worst first.
+/// Every cell of `reports` (one report per cell and tuner) that has all
+/// three strategies, with `default`'s gap to the better peer, worst first.
 #[must_use]
-pub fn behind_cells(reports: &[RunReport], tie: f64) -> Vec<Behind> {
+pub fn cell_gaps(reports: &[RunReport]) -> Vec<Behind> {
     let mut out: Vec<Behind> = reports
         .iter()
         .filter(|r| r.tuner == "default")
         .filter_map(|r| {
             let (gap, peer) = gap(reports, &r.profile, &r.workload)?;
-            (gap < -tie).then(|| Behind {
+            Some(Behind {
                 profile: r.profile.clone(),
                 workload: r.workload.clone(),
                 gap,
@@ -92,6 +93,15 @@ pub fn behind_cells(reports: &[RunReport], tie: f64) -> Vec<Behind> {
         })
         .collect();
     out.sort_by(|a, b| a.gap.total_cmp(&b.gap));
+    out
+}
+
+/// Every cell of `reports` where `default` trails the better peer by more
+/// than `tie` (a fraction), worst first.
+#[must_use]
+pub fn behind_cells(reports: &[RunReport], tie: f64) -> Vec<Behind> {
+    let mut out = cell_gaps(reports);
+    out.retain(|b| b.gap < -tie);
     out
 }
 
@@ -284,6 +294,13 @@ mod tests {
             ]
         );
         assert!((cells[0].gap - (1.0 / 1.1 - 1.0)).abs() < 1e-3);
+        // Every cell, worst first, the one ahead (satellite) last: the
+        // cells behind are its first entries.
+        let every = cell_gaps(&matrix);
+        assert_eq!(every.len(), 3);
+        assert_eq!(every[..2], cells[..]);
+        assert_eq!(every[2].profile, "satellite");
+        assert!(every[2].gap > 0.0, "{:?}", every[2]);
         // The spread's runs at each scaled RTT of gbit-50ms.
         let mut spread = Vec::new();
         for (i, (n, d)) in RTT_SCALES.into_iter().enumerate() {

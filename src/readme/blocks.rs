@@ -10,7 +10,7 @@ use crate::{
     compare::{
         findings::{Memory, PathFinding, TIE, findings, verdict},
         run_count_phrase,
-        spread::{CELL_TIE, RTT_SCALES, Spread, behind_cells},
+        spread::{CELL_TIE, RTT_SCALES, SPREAD_TUNERS, Spread, behind_cells},
         summary::summary_table,
     },
     error::LabError,
@@ -229,6 +229,60 @@ fn every_cell(runs: &Runs) -> String {
         },
         more_memory.len(),
         more_memory.join(", "),
+    )
+}
+
+/// Every deterministic cell at the spread's RTTs: where `default` trails
+/// the better peer on the mean of the five, and (from the matrix, seed
+/// medians) where it trails on the random paths.
+fn rtt_spread_all(runs: &Runs) -> String {
+    let mut behind: Vec<&Spread> = runs
+        .spread_all
+        .iter()
+        .filter(|s| s.mean() < -CELL_TIE)
+        .collect();
+    behind.sort_by(|a, b| a.mean().total_cmp(&b.mean()));
+    let listed: Vec<String> = behind
+        .iter()
+        .map(|s| {
+            format!(
+                "{}/{} {:+.1} %",
+                s.cell.profile,
+                s.cell.workload,
+                s.mean() * 100.0
+            )
+        })
+        .collect();
+    let spread: std::collections::BTreeSet<(&str, &str)> = runs
+        .spread_all
+        .iter()
+        .map(|s| (s.cell.profile.as_str(), s.cell.workload.as_str()))
+        .collect();
+    let random: Vec<String> = behind_cells(&runs.matrix, CELL_TIE)
+        .iter()
+        .filter(|b| !spread.contains(&(b.profile.as_str(), b.workload.as_str())))
+        .map(|b| format!("{}/{} {:+.1} %", b.profile, b.workload, b.gap * 100.0))
+        .collect();
+    let cells = crate::compare::spread::cell_gaps(&runs.matrix).len();
+    format!(
+        "Every deterministic cell the same way ({} cells, {} runs at the four other RTTs): \
+         `default` trails the better peer by more than 0.5 % on the mean of the five RTTs in {}: \
+         {}. With the random paths' cells behind in the matrix ({}), {} of the {} cells.\n",
+        runs.spread_all.len(),
+        runs.spread_all.len() * (RTT_SCALES.len() - 1) * SPREAD_TUNERS.len(),
+        behind.len(),
+        if listed.is_empty() {
+            "none".to_owned()
+        } else {
+            listed.join(", ")
+        },
+        if random.is_empty() {
+            "none".to_owned()
+        } else {
+            random.join(", ")
+        },
+        behind.len() + random.len(),
+        cells,
     )
 }
 
@@ -725,6 +779,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("compare-bulk".to_owned(), compare_bulk(runs)?);
     b.insert("every-cell".to_owned(), every_cell(runs));
     b.insert("rtt-spread".to_owned(), rtt_spread(runs));
+    b.insert("rtt-spread-all".to_owned(), rtt_spread_all(runs));
     b.insert("lab-claims".to_owned(), lab_claims(runs)?);
     b.insert("timer-reader".to_owned(), timer_reader(runs)?);
     b.insert("many-100".to_owned(), many_100(runs)?);

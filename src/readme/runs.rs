@@ -12,7 +12,7 @@ use crate::{
     calibrate::{Calibration, RECORDED_PATH, RealResults, calibrate},
     compare::{
         Matrix, median_of_seeds, run_all,
-        spread::{CELL_TIE, Spread, behind_cells, spread_specs, spreads},
+        spread::{CELL_TIE, Spread, behind_cells, cell_gaps, spread_specs, spreads},
     },
     error::LabError,
     profiles,
@@ -46,6 +46,9 @@ pub struct Runs {
     /// The cells where `default` trails, at nearby RTTs
     /// ([`crate::compare::spread`]).
     pub spread: Vec<Spread>,
+    /// Every deterministic cell of the matrix at the same RTTs (the cells
+    /// of `spread` among them).
+    pub spread_all: Vec<Spread>,
     /// Seeds per cell on random paths.
     pub random_seeds: u64,
     /// The named runs, by name (see [`named_specs`]).
@@ -172,12 +175,22 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
     let reports = run_all(&specs, threads, &|r| on_done(&r.profile));
     let (matrix_reports, named_reports) = reports.split_at(matrix_specs.len());
     let folded = median_of_seeds(matrix_reports.to_vec());
-    // The cells where `default` trails, again at nearby RTTs (a few dozen
-    // short runs; not on the progress bar, whose length is fixed before
-    // the matrix says which cells they are).
+    // Every deterministic cell again at nearby RTTs (about a thousand short
+    // runs; not on the progress bar, which counts the runs the blocks
+    // quote one by one). The cells where `default` trails are a subset.
+    let every = cell_gaps(&folded);
+    let spread_reports = run_all(&spread_specs(&matrix, &every), threads, &|_| {});
+    let spread_all = spreads(&spread_reports, &every);
     let behind = behind_cells(&folded, CELL_TIE);
-    let spread_reports = run_all(&spread_specs(&matrix, &behind), threads, &|_| {});
-    let spread = spreads(&spread_reports, &behind);
+    let spread = spread_all
+        .iter()
+        .filter(|s| {
+            behind
+                .iter()
+                .any(|b| b.profile == s.cell.profile && b.workload == s.cell.workload)
+        })
+        .cloned()
+        .collect();
     let named: BTreeMap<String, RunReport> = named
         .into_iter()
         .map(|(n, _)| n)
@@ -229,6 +242,7 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         matrix_runs: matrix_reports.len(),
         matrix: folded,
         spread,
+        spread_all,
         random_seeds: matrix.random_seeds,
         named,
         no_headroom,
