@@ -232,6 +232,21 @@ fn every_cell(runs: &Runs) -> String {
     )
 }
 
+/// The matrix's cells where `default` trails that no spread covers (the
+/// random paths, already a median of seeds), as `profile/workload ±x.x %`.
+fn behind_off_spread(runs: &Runs) -> Vec<String> {
+    let spread: std::collections::BTreeSet<(&str, &str)> = runs
+        .spread_all
+        .iter()
+        .map(|s| (s.cell.profile.as_str(), s.cell.workload.as_str()))
+        .collect();
+    behind_cells(&runs.matrix, CELL_TIE)
+        .iter()
+        .filter(|b| !spread.contains(&(b.profile.as_str(), b.workload.as_str())))
+        .map(|b| format!("{}/{} {:+.1} %", b.profile, b.workload, b.gap * 100.0))
+        .collect()
+}
+
 /// Every deterministic cell at the spread's RTTs: where `default` trails
 /// the better peer on the mean of the five, and (from the matrix, seed
 /// medians) where it trails on the random paths.
@@ -253,16 +268,7 @@ fn rtt_spread_all(runs: &Runs) -> String {
             )
         })
         .collect();
-    let spread: std::collections::BTreeSet<(&str, &str)> = runs
-        .spread_all
-        .iter()
-        .map(|s| (s.cell.profile.as_str(), s.cell.workload.as_str()))
-        .collect();
-    let random: Vec<String> = behind_cells(&runs.matrix, CELL_TIE)
-        .iter()
-        .filter(|b| !spread.contains(&(b.profile.as_str(), b.workload.as_str())))
-        .map(|b| format!("{}/{} {:+.1} %", b.profile, b.workload, b.gap * 100.0))
-        .collect();
+    let random = behind_off_spread(runs);
     let cells = crate::compare::spread::cell_gaps(&runs.matrix).len();
     format!(
         "Every deterministic cell the same way ({} cells, {} runs at the four other RTTs): \
@@ -319,16 +325,7 @@ fn rtt_spread(runs: &Runs) -> String {
             )
         })
         .collect();
-    let spread: std::collections::BTreeSet<(&str, &str)> = runs
-        .spread
-        .iter()
-        .map(|s| (s.cell.profile.as_str(), s.cell.workload.as_str()))
-        .collect();
-    let seeded: Vec<String> = behind_cells(&runs.matrix, CELL_TIE)
-        .iter()
-        .filter(|b| !spread.contains(&(b.profile.as_str(), b.workload.as_str())))
-        .map(|b| format!("{}/{} {} %", b.profile, b.workload, pct(b.gap)))
-        .collect();
+    let seeded = behind_off_spread(runs);
     let list = |v: &[String]| {
         if v.is_empty() {
             "none".to_owned()
