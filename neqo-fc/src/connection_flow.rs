@@ -384,9 +384,11 @@ impl<T: Tuner> ConnectionFlow<T> {
 
     /// The MAX_STREAM_DATA limit to write for `s` now, if one is due and
     /// the budget lets it through: tuning, the stream's share of the
-    /// budget, the connection floor. `None` when nothing is due, or while
+    /// budget, the connection floor. `None` when nothing is due, while
     /// the budget holds the stream back (ask again later: credit goes
-    /// first to streams whose application is reading).
+    /// first to streams whose application is reading), or while a
+    /// *_BLOCKED answer would carry less than [`MIN_BLOCKED_ANSWER`]
+    /// behind a standing queue (it comes at the update threshold).
     pub fn stream_update(
         &mut self,
         s: &mut StreamReceiver,
