@@ -24,7 +24,7 @@ usage: integrations/neqo/run.sh [options]
                    binaries of the last build (fails if the patches changed since)
   --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
                    (only the trees these need are built)
-  --paths LIST     comma-separated, default mission,bench
+  --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s)
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
   --jobs N         simulations at a time (default 2)
