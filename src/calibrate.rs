@@ -48,6 +48,47 @@ pub const RECORDED: &str = include_str!("../integrations/neqo/results/matrix.jso
 /// Where [`RECORDED`] lives in the repository.
 pub const RECORDED_PATH: &str = "integrations/neqo/results/matrix.json";
 
+/// A committed real-neqo results file other than [`RECORDED`].
+#[derive(Clone, Copy, Debug)]
+pub struct RecordedFile {
+    /// The `fc-lab compare` workload whose bytes each transfer carries.
+    pub workload: &'static str,
+    /// Where the file lives in the repository.
+    pub path: &'static str,
+    /// Its text (compiled in).
+    pub text: &'static str,
+}
+
+/// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
+/// RTTs each): as many bytes as the matrix's single-stream `small-msgs`
+/// (1000 × 4 KiB) and `large-msg` (10 MiB), one stream, sent as fast as
+/// the sender may. They end within or just after slow start, where the
+/// first windows matter most: on the gigabit paths (`mission`, `bench`,
+/// 20–100 ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose
+/// BDP plus queue is below neqo's 1 MiB first window up to 21 ms.
+pub const SHORT_TRANSFERS: [RecordedFile; 4] = [
+    RecordedFile {
+        workload: "small-msgs",
+        path: "integrations/neqo/results/short-4MB.json",
+        text: include_str!("../integrations/neqo/results/short-4MB.json"),
+    },
+    RecordedFile {
+        workload: "large-msg",
+        path: "integrations/neqo/results/short-10MiB.json",
+        text: include_str!("../integrations/neqo/results/short-10MiB.json"),
+    },
+    RecordedFile {
+        workload: "small-msgs",
+        path: "integrations/neqo/results/short-cable-4MB.json",
+        text: include_str!("../integrations/neqo/results/short-cable-4MB.json"),
+    },
+    RecordedFile {
+        workload: "large-msg",
+        path: "integrations/neqo/results/short-cable-10MiB.json",
+        text: include_str!("../integrations/neqo/results/short-cable-10MiB.json"),
+    },
+];
+
 /// Per-datagram overhead of neqo's test-fixture `TailDrop`.
 const NEQO_OVERHEAD_BYTES: u32 = 80;
 

@@ -423,3 +423,124 @@ fn every_cell_within_target() {
     let (ok, all) = c.score();
     assert_eq!(ok, all, "{ok} of {all} cells within target");
 }
+
+/// The committed short transfers in real neqo (`calibrate::SHORT_TRANSFERS`:
+/// the bytes of `small-msgs` and `large-msg` on one stream, the gigabit
+/// paths at 20–100 ms and `cable` at 8–48 ms), each file calibrated once
+/// on the `neqo` model.
+fn short_transfers() -> &'static [(fc_lab::calibrate::RecordedFile, Calibration)] {
+    static C: OnceLock<Vec<(fc_lab::calibrate::RecordedFile, Calibration)>> = OnceLock::new();
+    C.get_or_init(|| {
+        fc_lab::calibrate::SHORT_TRANSFERS
+            .iter()
+            .map(|f| {
+                let real = RealResults::parse(f.text, f.path).expect("committed file parses");
+                let c = calibrate(
+                    &real,
+                    f.path,
+                    TransportChoice::preset(Preset::Neqo),
+                    threads(),
+                    &|_| {},
+                );
+                eprintln!("{}", c.render());
+                (*f, c)
+            })
+            .collect()
+    })
+}
+
+/// Over each sweep the `neqo` model's means of the variants with the
+/// pacing fix, and of unlimited windows, are within 5 % of real neqo's
+/// (every run simulates).
+#[test]
+fn short_transfers_the_model_agrees_on_the_means() {
+    for (f, c) in short_transfers() {
+        assert!(c.errors.is_empty(), "{}: {:?}", f.path, c.errors);
+        let mut checked = 0;
+        for m in &c.means {
+            if ["unlimited", "neqo-main+pacing", "neqo-fc+pacing"]
+                .contains(&m.real_variant.as_str())
+            {
+                assert_eq!(m.runs, 21, "{}: {m:?}", f.path);
+                assert!((m.ratio - 1.0).abs() <= 0.05, "{}: {m:?}", f.path);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "{}: {:?}", f.path, c.means);
+    }
+}
+
+/// What decides the #15 `small-msgs` cells, the same in real neqo and in
+/// the model: `neqo-fc` against neqo's own tuning (both with the pacing
+/// fix) differs by the same amount on the mean of every path, within 3
+/// points.
+#[test]
+fn short_transfers_the_model_sees_the_same_gap_to_neqo() {
+    for (f, c) in short_transfers() {
+        let paths: std::collections::BTreeSet<&str> =
+            c.means.iter().map(|m| m.path.as_str()).collect();
+        for path in paths {
+            let m = |v: &str| {
+                c.means
+                    .iter()
+                    .find(|m| m.path == path && m.real_variant == v)
+                    .unwrap_or_else(|| panic!("{}: no {path} mean of {v}", f.path))
+            };
+            let (fc, main) = (m("neqo-fc+pacing"), m("neqo-main+pacing"));
+            let real = fc.real_goodput_bps / main.real_goodput_bps;
+            let sim = fc.sim_goodput_bps / main.sim_goodput_bps;
+            assert!(
+                (real - sim).abs() <= 0.03,
+                "{} {path}: real {real:.3}, model {sim:.3}",
+                f.path
+            );
+        }
+    }
+}
+
+/// Why the first seed is 512 KiB and not neqo's 1 MiB, in real neqo and
+/// in the model alike: on `cable` (200 Mbit/s, 1-BDP queue) at 12–22 ms,
+/// where BDP plus queue is below 1 MiB, the 512 KiB seed brakes slow
+/// start — `neqo-fc` loses no packet and finishes 4 MB sooner than neqo,
+/// whose 1 MiB start overshoots — while on the gigabit mission path the
+/// same 4 MB transfer ends in slow start behind neqo's larger start.
+#[test]
+fn short_transfers_the_smaller_first_window_brakes_slow_start_on_cable() {
+    let (_, cable) = short_transfers()
+        .iter()
+        .find(|(f, _)| f.path.ends_with("short-cable-4MB.json"))
+        .expect("the cable 4 MB sweep");
+    let row = |c: &'static Calibration, path: &str, v: &str, ms: u64| {
+        c.rows
+            .iter()
+            .find(|r| {
+                r.path == path && r.real_variant == v && (r.rtt_s * 1000.0).round() as u64 == ms
+            })
+            .unwrap_or_else(|| panic!("no {path} {v} row at {ms} ms"))
+    };
+    for ms in (12..=22).step_by(2) {
+        let fc = row(cable, "cable", "neqo-fc+pacing", ms);
+        let main = row(cable, "cable", "neqo-main+pacing", ms);
+        assert_eq!((fc.real_lost, fc.sim_lost), (0, 0), "{ms} ms: {fc:?}");
+        assert!(main.real_lost > 0 && main.sim_lost > 0, "{ms} ms: {main:?}");
+        assert!(fc.real_goodput_bps > main.real_goodput_bps, "{ms} ms");
+        assert!(fc.sim_goodput_bps > main.sim_goodput_bps, "{ms} ms");
+    }
+    let (_, gigabit) = short_transfers()
+        .iter()
+        .find(|(f, _)| f.path.ends_with("short-4MB.json") && !f.path.contains("cable"))
+        .expect("the gigabit 4 MB sweep");
+    let mean = |v: &str| {
+        gigabit
+            .means
+            .iter()
+            .find(|m| m.path == "mission" && m.real_variant == v)
+            .expect("mission mean")
+    };
+    let (fc, main) = (mean("neqo-fc+pacing"), mean("neqo-main+pacing"));
+    assert!(
+        fc.real_goodput_bps < main.real_goodput_bps,
+        "{fc:?} {main:?}"
+    );
+    assert!(fc.sim_goodput_bps < main.sim_goodput_bps, "{fc:?} {main:?}");
+}

@@ -787,6 +787,10 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("calibration".to_owned(), calibration(runs)?);
     b.insert("calibration-models".to_owned(), calibration_models(runs)?);
     b.insert("real-neqo".to_owned(), real_neqo(runs));
+    b.insert(
+        "real-short".to_owned(),
+        super::real_short::real_short(runs)?,
+    );
     Ok(b)
 }
 

@@ -7,8 +7,10 @@
 //! - [`runs`]: the runs behind the numbers (the comparison matrix, the
 //!   named runs, the fault sweep);
 //! - [`blocks`]: the text of each block;
+//! - [`real_short`]: the short transfers in real neqo, one block;
 //! - [`markers`]: finding and replacing the blocks in the file.
 
 pub mod blocks;
 pub mod markers;
+pub mod real_short;
 pub mod runs;

@@ -9,7 +9,7 @@ use neqo_fc::{ExcessTuner, Fraction};
 use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
 
 use crate::{
-    calibrate::{Calibration, RECORDED_PATH, RealResults, calibrate},
+    calibrate::{Calibration, RECORDED_PATH, RealResults, SHORT_TRANSFERS, calibrate},
     compare::{
         Matrix, median_of_seeds, run_all,
         spread::{CELL_TIE, Spread, behind_cells, cell_gaps, spread_specs, spreads},
@@ -64,6 +64,9 @@ pub struct Runs {
     pub fitted: Calibration,
     /// The committed real-neqo results.
     pub real: RealResults,
+    /// The committed short transfers in real neqo beside the `neqo`
+    /// transport model, in the order of [`SHORT_TRANSFERS`].
+    pub short: Vec<Calibration>,
 }
 
 impl Runs {
@@ -225,8 +228,22 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         threads,
         &|_| on_done("calibrate"),
     );
-    if let Some(e) = [&calibration, &fitted]
+    let short = SHORT_TRANSFERS
         .iter()
+        .map(|f| {
+            let real = RealResults::parse(f.text, f.path)?;
+            Ok(calibrate(
+                &real,
+                f.path,
+                TransportChoice::preset(Preset::Neqo),
+                threads,
+                &|_| on_done("calibrate"),
+            ))
+        })
+        .collect::<Result<Vec<_>, LabError>>()?;
+    if let Some(e) = [&calibration, &fitted]
+        .into_iter()
+        .chain(&short)
         .find_map(|c| c.errors.first())
     {
         return Err(LabError::Simulator(format!("readme calibration run {e}")));
@@ -250,6 +267,7 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         calibration,
         fitted,
         real,
+        short,
     })
 }
 
@@ -261,5 +279,11 @@ pub fn run_count() -> u64 {
         let fitted = crate::calibrate::specs(&r, TransportChoice::preset(Preset::NeqoFitted)).len();
         model + fitted
     });
+    let short: usize = SHORT_TRANSFERS
+        .iter()
+        .filter_map(|f| RealResults::parse(f.text, f.path).ok())
+        .map(|r| crate::calibrate::specs(&r, TransportChoice::preset(Preset::Neqo)).len())
+        .sum();
+    let calibration = calibration + short;
     (Matrix::full().specs().len() + named_specs().len() + 1 + calibration) as u64 + SWEEP_SEEDS
 }
