@@ -288,7 +288,7 @@ VARIANTS = {
 }
 
 
-def plan(paths, variants, rtts, quick, nbytes):
+def plan(paths, variants, rtts, quick, nbytes, streams=1):
     runs = []
     for path in paths:
         rate, ecns, queue = PATHS[path]
@@ -298,13 +298,15 @@ def plan(paths, variants, rtts, quick, nbytes):
                     runs.append({
                         "path": path, "variant": v, "rtt_ms": rtt, "ecn": ecn, "rate_bps": rate,
                         "queue_bytes": queue(rtt, ecn, rate // 8), "bytes": nbytes,
+                        "streams": streams,
                     })
     return runs
 
 
 def run_one(spec, exe):
     tree, windows = VARIANTS[spec["variant"]]
-    cmd = [exe, "--bytes", str(spec["bytes"]), "--rtt-ms", str(spec["rtt_ms"]),
+    cmd = [exe, "--bytes", str(spec["bytes"]), "--streams", str(spec["streams"]),
+           "--rtt-ms", str(spec["rtt_ms"]),
            "--rate-bps", str(spec["rate_bps"]), "--queue-bytes", str(spec["queue_bytes"]),
            "--windows", windows,
            "--label", f"{spec['path']}/{spec['variant']}/{spec['rtt_ms']}ms"]
@@ -340,6 +342,8 @@ def print_tables(runs, variants):
              else f"queue = {rows[0]['queue_bytes']:,} B" + (", CoDel" if ecn else ", tail drop"))
         n = rows[0]["bytes"]
         size = f"{n >> 30} GiB" if n % (1 << 30) == 0 else f"{n:,} bytes"
+        k = rows[0].get("streams", 1)
+        size += f" on each of {k} streams" if k > 1 else ""
         rate = PATHS[path][0]
         rate = f"{rate // GBIT_BPS} Gbit/s" if rate % GBIT_BPS == 0 else f"{rate // 1_000_000} Mbit/s"
         print(f"\n{path}, ECN {'on' if ecn else 'off'} ({rate}, {q}, {size} per run)")
@@ -391,7 +395,7 @@ def matrix(a):
     runnable = [v for v in variants if exes.get(VARIANTS[v][0])]
     skipped = [v for v in variants if v not in runnable]
     rtts = [float(x) if "." in x else int(x) for x in a.rtts.split(",")] if a.rtts else None
-    specs = plan(paths, runnable, rtts, a.quick, a.bytes)
+    specs = plan(paths, runnable, rtts, a.quick, a.bytes, a.streams)
 
     print(f"matrix: {len(specs)} runs, {a.jobs} at a time"
           + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
@@ -415,7 +419,8 @@ def matrix(a):
             results[i] = {
                 "engine": "neqo", "path": s["path"], "variant": s["variant"],
                 "rtt_s": out["rtt_s"], "queue_bytes": out["queue_bytes"], "ecn": out["ecn"],
-                "bytes": out["bytes"], "duration_s": out["duration_s"],
+                "bytes": out["bytes"], "streams": out.get("streams", 1),
+                "duration_s": out["duration_s"],
                 "goodput_bps": out["goodput_bps"], "bdp_bytes": out["bdp_bytes"],
                 "peak_stream_window_bytes": out["peak_stream_window_bytes"],
                 "peak_conn_window_bytes": out["peak_conn_window_bytes"],
@@ -493,6 +498,7 @@ def main():
     p.add_argument("--paths", default="mission,bench")
     p.add_argument("--rtts", default="", help="comma-separated RTTs in ms (default: the sweep)")
     p.add_argument("--bytes", type=int, default=1 << 30)
+    p.add_argument("--streams", type=int, default=1)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default="")
