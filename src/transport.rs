@@ -23,8 +23,9 @@ pub enum Preset {
     /// event, then one per cwnd/20), pacing at 2 × cwnd/srtt in bursts of
     /// 2 (ACK-only packets spending credit) that does not wait below
     /// 1 ms, *_BLOCKED once the writes reach a limit, neqo's app-limited
-    /// rule, ACK frames only when due, 10 MiB send buffer per stream
-    /// (`TransportOptions::neqo`). `neqo-traced` is its former name.
+    /// rule, ACK frames only when due, 10 MiB send buffer per stream,
+    /// streams served by stream ID (`TransportOptions::neqo`).
+    /// `neqo-traced` is its former name.
     #[value(alias = "neqo-traced")]
     Neqo,
     /// The first model of neqo, fitted to the real runs before neqo was
@@ -62,6 +63,17 @@ pub enum AcksArg {
     /// Only when an acknowledgement is due (neqo): ACK-only packets are
     /// never acknowledged on their own.
     Due,
+}
+
+/// In which order a sender's streams fill packets, by name
+/// (`TransportOptions::streams_in_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SendOrderArg {
+    /// Stream after stream, each in turn (the `default` model).
+    RoundRobin,
+    /// By stream ID: the lowest with data and credit first (neqo 0.30
+    /// for streams without fairness, its default; the `neqo` model).
+    StreamId,
 }
 
 /// Which packets count as using the congestion window, by name
@@ -147,6 +159,8 @@ pub struct TransportChoice {
     pub app_limit: Option<AppLimitArg>,
     /// When packets carry ACK frames.
     pub acks: Option<AcksArg>,
+    /// In which order streams fill packets.
+    pub send_order: Option<SendOrderArg>,
 }
 
 impl TransportChoice {
@@ -197,6 +211,9 @@ impl TransportChoice {
         }
         if let Some(v) = self.acks {
             o.acks_when_due = v == AcksArg::Due;
+        }
+        if let Some(v) = self.send_order {
+            o.streams_in_order = v == SendOrderArg::StreamId;
         }
         o
     }
@@ -249,6 +266,11 @@ impl TransportChoice {
         match self.acks {
             Some(AcksArg::Any) => s += ",acks=any",
             Some(AcksArg::Due) => s += ",acks=due",
+            None => {}
+        }
+        match self.send_order {
+            Some(SendOrderArg::RoundRobin) => s += ",send-order=round-robin",
+            Some(SendOrderArg::StreamId) => s += ",send-order=stream-id",
             None => {}
         }
         s
@@ -326,6 +348,15 @@ mod tests {
         };
         assert!(!any.options(rtt).acks_when_due);
         assert_eq!(any.name(), "neqo,acks=any");
+        // neqo serves streams by stream ID; the other models round robin.
+        assert!(traced.options(rtt).streams_in_order);
+        assert!(!TransportChoice::default().options(rtt).streams_in_order);
+        let fair = TransportChoice {
+            send_order: Some(SendOrderArg::RoundRobin),
+            ..traced
+        };
+        assert!(!fair.options(rtt).streams_in_order);
+        assert_eq!(fair.name(), "neqo,send-order=round-robin");
         // Each traced behaviour can be taken out alone, and named.
         let without = TransportChoice {
             blocked: Some(BlockedArg::OnSend),

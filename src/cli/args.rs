@@ -24,7 +24,9 @@ use crate::{
     error::LabError,
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
-    transport::{AcksArg, AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, TransportChoice},
+    transport::{
+        AcksArg, AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, SendOrderArg, TransportChoice,
+    },
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
     workloads::{MatrixWorkload, WorkloadSpec},
@@ -487,10 +489,10 @@ pub struct TransportArgs {
     /// `neqo` (neqo 0.30 as traced in its test fixture: 1,232-byte
     /// datagrams, ACK_FREQUENCY, pacing 2 × cwnd/srtt in bursts of 2 with
     /// 1 ms granularity, 10 MiB send buffer per stream, *_BLOCKED on
-    /// writes, neqo's app-limited rule, ACKs only when due; alias
-    /// `neqo-traced`) or `neqo-fitted` (the first, fitted model of neqo:
+    /// writes, neqo's app-limited rule, ACKs only when due, streams by
+    /// stream ID; alias `neqo-traced`) or `neqo-fitted` (the first, fitted model of neqo:
     /// 1,252-byte datagrams, an ACK every 10 packets, the same pacing and
-    /// send buffer). The nine flags below override single settings.
+    /// send buffer). The ten flags below override single settings.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub transport: Preset,
     /// Largest UDP payload in bytes (1200..=65527).
@@ -516,7 +518,7 @@ pub struct TransportArgs {
     /// ECN changes only the ACK frames' size.
     #[arg(long, value_enum)]
     pub ecn: Option<EcnArg>,
-    /// `--blocked`, `--app-limit`, `--acks`.
+    /// `--blocked`, `--app-limit`, `--acks`, `--send-order`.
     #[command(flatten)]
     pub behaviour: BehaviourArgs,
 }
@@ -541,6 +543,12 @@ pub struct BehaviourArgs {
     /// packets on their own).
     #[arg(long, value_enum)]
     pub acks: Option<AcksArg>,
+    /// In which order a sender's streams fill packets: each in turn
+    /// (round-robin; `default`, `neqo-fitted`) or the lowest stream ID
+    /// with data and credit first (stream-id; `neqo`, which serves
+    /// streams without fairness so, HTTP/3 requests among them).
+    #[arg(long, value_enum)]
+    pub send_order: Option<SendOrderArg>,
 }
 
 impl BehaviourArgs {
@@ -550,6 +558,7 @@ impl BehaviourArgs {
             blocked: self.blocked,
             app_limit: self.app_limit,
             acks: self.acks,
+            send_order: self.send_order,
             ..base
         }
     }

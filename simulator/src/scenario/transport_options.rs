@@ -71,6 +71,12 @@ pub struct TransportOptions {
     /// other packet, and with a send buffer a tiny packet for the bytes
     /// that no longer fit.
     pub acks_when_due: bool,
+    /// Serve send streams by stream ID, the lowest with data and credit
+    /// first, as neqo 0.30 does for streams without fairness (its default,
+    /// `send_stream.rs`: "ordering defined by StreamId"), instead of
+    /// round robin. A stream held by its flow-control limit is skipped
+    /// and the next one sends.
+    pub streams_in_order: bool,
 }
 
 impl TransportOptions {
@@ -88,6 +94,7 @@ impl TransportOptions {
         blocked_on_write: false,
         app_limit: AppLimit::PerPacket,
         acks_when_due: false,
+        streams_in_order: false,
     };
 
     /// neqo 0.30 between two neqo endpoints on a path of round-trip time
@@ -120,7 +127,9 @@ impl TransportOptions {
     ///   whole towards the congestion window once its tail used half of
     ///   it;
     /// - ACK frames only when an acknowledgement is due
-    ///   ([`TransportOptions::acks_when_due`]).
+    ///   ([`TransportOptions::acks_when_due`]);
+    /// - send streams served by stream ID, not round robin
+    ///   ([`TransportOptions::streams_in_order`]).
     ///
     /// With these, neqo 0.30.1's pacing debt lasts only until the first
     /// loss: on the bench path, where slow start always ends in one, it
@@ -143,6 +152,7 @@ impl TransportOptions {
             blocked_on_write: true,
             app_limit: AppLimit::Neqo,
             acks_when_due: true,
+            streams_in_order: true,
             ..Self::neqo_fitted(rtt)
         }
     }
@@ -188,6 +198,7 @@ impl TransportOptions {
             blocked_on_write: false,
             app_limit: AppLimit::PerPacket,
             acks_when_due: false,
+            streams_in_order: false,
         }
     }
 }

@@ -81,6 +81,9 @@ pub struct ConnConfig {
     /// ACK frames only when an acknowledgement is due
     /// ([`crate::scenario::TransportOptions::acks_when_due`]).
     pub acks_when_due: bool,
+    /// Send streams by stream ID, not round robin
+    /// ([`crate::scenario::TransportOptions::streams_in_order`]).
+    pub streams_in_order: bool,
     /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
     /// ([`crate::scenario::TransportOptions::ecn`]).
     pub ecn: bool,
@@ -178,7 +181,8 @@ impl Connection {
                 fc.initial_connection_window,
                 cfg.send_buffer,
                 cfg.blocked_on_write,
-            ),
+            )
+            .in_stream_order(cfg.streams_in_order),
             stats: ConnStats::new(recv.conn_window(), recovery.cc.cwnd()),
             recovery,
             recv,

@@ -1,5 +1,6 @@
 //! The send side of one endpoint: its outgoing streams ([`SendStream`]),
-//! the round-robin order in which they fill packets, the connection's
+//! the order in which they fill packets (round robin, or by stream ID as
+//! neqo serves streams without fairness), the connection's
 //! send credit (`neqo-fc`'s [`SenderFlowControl`]) and the *_BLOCKED frames
 //! it owes. Every call into the send half of `neqo-fc` is here or in
 //! `send_stream.rs`.
@@ -30,7 +31,8 @@ pub const CONTROL_ROOM: usize = 24;
 /// The send side of one endpoint.
 ///
 /// Invariants: `active` holds each stream index at most once, exactly those
-/// with `in_active` set, never a `waiting` one; `new_left` = Σ
+/// with `in_active` set, never a `waiting` one, in ascending order when
+/// `in_stream_order`; `new_left` = Σ
 /// `SendStream::new_left` over streams not `waiting`;
 /// `blocked_streams` holds streams that owe a STREAM_DATA_BLOCKED;
 /// `blocked_since` is set while the sender has new data and congestion
@@ -42,8 +44,12 @@ pub struct SendStreams {
     /// Streams whose data may not go before the peer asks for it (a
     /// response before its request arrived).
     waiting: Vec<bool>,
-    /// Round-robin line of streams that may have something to send.
+    /// The line of streams that may have something to send.
     active: VecDeque<usize>,
+    /// Serve streams by stream ID, the lowest with data and credit first,
+    /// instead of round robin
+    /// ([`crate::scenario::TransportOptions::streams_in_order`]).
+    in_stream_order: bool,
     in_active: Vec<bool>,
     conn: SenderFlowControl<ConnSubject>,
     blocked_streams: BTreeSet<usize>,
@@ -94,6 +100,29 @@ impl SendStreams {
             new_left: if on_request { 0 } else { bytes.iter().sum() },
             blocked_since: None,
             blocked_on_write,
+            in_stream_order: false,
+        }
+    }
+
+    /// Serves streams by stream ID (`true`: the lowest with data and credit
+    /// fills a packet first, as neqo 0.30 serves streams that have no
+    /// fairness set, its default) instead of round robin (`false`, the
+    /// default).
+    #[must_use]
+    pub fn in_stream_order(mut self, on: bool) -> Self {
+        self.in_stream_order = on;
+        self.active.make_contiguous().sort_unstable();
+        self
+    }
+
+    /// Puts stream `i` (not in the line) back in line: at the back (round
+    /// robin) or at its place by stream ID.
+    fn enqueue(&mut self, i: usize) {
+        if self.in_stream_order {
+            let at = self.active.partition_point(|&j| j < i);
+            self.active.insert(at, i);
+        } else {
+            self.active.push_back(i);
         }
     }
 
@@ -132,7 +161,7 @@ impl SendStreams {
     fn activate(&mut self, i: usize) {
         if !self.in_active[i] && !self.waiting[i] {
             self.in_active[i] = true;
-            self.active.push_back(i);
+            self.enqueue(i);
         }
     }
 
@@ -211,9 +240,9 @@ impl SendStreams {
         added
     }
 
-    /// Fills `space` with STREAM frames, round robin: retransmissions of a
-    /// stream first, then its new data within stream and connection
-    /// credit. With `verify` the frames carry their payload. Returns the
+    /// Fills `space` with STREAM frames, stream after stream in line
+    /// (round robin or by stream ID): retransmissions of a stream first,
+    /// then its new data within stream and connection credit. With `verify` the frames carry their payload. Returns the
     /// bytes sent again.
     pub fn write_data(
         &mut self,
@@ -228,6 +257,10 @@ impl SendStreams {
         const MIN_FRAME: usize = HEADER + 13;
         let mut retransmitted = 0;
         let mut tried = 0;
+        // By stream ID, streams that cannot send now (connection credit,
+        // send buffer) leave the line for this pass, or the first of them
+        // would be tried again and again while the others wait.
+        let mut passed_over = Vec::new();
         let frames_before = frames.len();
         while *space > MIN_FRAME && tried < self.active.len() {
             let Some(i) = self.active.pop_front() else {
@@ -242,9 +275,14 @@ impl SendStreams {
                     }
                     self.in_active[i] = false;
                 } else if s.new_left() > 0 {
-                    // Connection-blocked: stays in line for MAX_DATA.
-                    self.active.push_back(i);
-                    tried += 1;
+                    // Connection-blocked (or held by its send buffer):
+                    // stays in line for MAX_DATA.
+                    if self.in_stream_order {
+                        passed_over.push(i);
+                    } else {
+                        self.active.push_back(i);
+                        tried += 1;
+                    }
                 } else {
                     self.in_active[i] = false;
                 }
@@ -283,15 +321,19 @@ impl SendStreams {
                 len: chunk.len,
                 fin: chunk.fin,
             });
-            // Round robin: a stream with more to send goes to the back.
+            // A stream with more to send goes back in line: to the back
+            // (round robin) or first again (by stream ID).
             if s.has_retransmit() || (s.new_left() > 0 && s.fc.available() > 0) {
-                self.active.push_back(i);
+                self.enqueue(i);
             } else {
                 if s.stream_blocked() && s.fc.blocked() {
                     self.blocked_streams.insert(i);
                 }
                 self.in_active[i] = false;
             }
+        }
+        for i in passed_over {
+            self.enqueue(i);
         }
         if self.conn.available() == 0 && self.new_left > 0 {
             self.conn.blocked();
@@ -479,5 +521,55 @@ mod tests {
             true,
         );
         assert_eq!(send_one(&mut s), (None, vec![]));
+    }
+
+    /// The stream IDs of the STREAM frames in the next `packets` packets.
+    fn ids_sent(s: &mut SendStreams, packets: usize) -> Vec<u64> {
+        let mut ids = Vec::new();
+        for _ in 0..packets {
+            let (mut frames, mut sent) = (Vec::new(), SentFrames::new());
+            s.write_data(false, &mut 1200, &mut frames, &mut sent);
+            ids.extend(frames.iter().filter_map(|f| match f {
+                Frame::Stream { stream_id, .. } => Some(*stream_id),
+                _ => None,
+            }));
+        }
+        ids
+    }
+
+    /// Three streams with 3 kB each: round robin takes a packet from each
+    /// in turn; by stream ID the lowest goes first until its data, or its
+    /// credit, runs out, and the next one fills the rest of that packet.
+    #[test]
+    fn streams_fill_packets_round_robin_or_by_stream_id() {
+        let kind = StreamKind::Request;
+        let new = || SendStreams::new(kind, &[3_000; 3], false, 1 << 20, 1 << 20, None, false);
+        let (a, b, c) = (kind.id(0), kind.id(1), kind.id(2));
+        assert_eq!(ids_sent(&mut new(), 3), [a, b, c]);
+        // 1,181 bytes of data per packet: 3,000 bytes take 2.5 packets,
+        // and the next stream starts in the third.
+        let mut in_order = new().in_stream_order(true);
+        assert_eq!(ids_sent(&mut in_order, 3), [a, a, a, b]);
+        assert_eq!(ids_sent(&mut in_order, 5), [b, b, b, c, c, c]);
+        // A stream held by its limit is passed over, and served again,
+        // first, once the limit rises.
+        let mut held = SendStreams::new(kind, &[3_000; 2], false, 1_000, 1 << 20, None, false)
+            .in_stream_order(true);
+        assert_eq!(ids_sent(&mut held, 1), [a, b]);
+        held.on_max_stream_data(0, 3_000);
+        assert_eq!(ids_sent(&mut held, 1), [a]);
+        // A stream its send buffer holds (nothing acknowledged yet) is
+        // passed over too: the next one fills the packets meanwhile.
+        let mut buffered = SendStreams::new(
+            kind,
+            &[3_000; 2],
+            false,
+            1 << 20,
+            1 << 20,
+            Some(1_000),
+            false,
+        )
+        .in_stream_order(true);
+        assert_eq!(ids_sent(&mut buffered, 2), [a, b, b]);
     }
 }

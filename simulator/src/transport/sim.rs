@@ -161,6 +161,7 @@ impl Simulation {
             blocked_on_write: s.transport.blocked_on_write,
             app_limit: s.transport.app_limit,
             acks_when_due: s.transport.acks_when_due,
+            streams_in_order: s.transport.streams_in_order,
             ecn: s.transport.ecn,
             fc,
             tuner: s.tuner.clone(),
