@@ -60,13 +60,14 @@ pub struct RecordedFile {
 }
 
 /// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
-/// RTTs each): as many bytes as the matrix's single-stream `small-msgs`
-/// (1000 × 4 KiB) and `large-msg` (10 MiB), one stream, sent as fast as
-/// the sender may. They end within or just after slow start, where the
+/// RTTs each): as many bytes as the matrix's `small-msgs` (1000 × 4 KiB)
+/// and `large-msg` (10 MiB) on one stream, and as `small-msgs-10` on ten
+/// streams opened at once (`--streams 10`), sent as fast as the sender
+/// may (neqo serves the ten by stream ID). They end within or just after slow start, where the
 /// first windows matter most: on the gigabit paths (`mission`, `bench`,
 /// 20–100 ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose
 /// BDP plus queue is below neqo's 1 MiB first window up to 21 ms.
-pub const SHORT_TRANSFERS: [RecordedFile; 4] = [
+pub const SHORT_TRANSFERS: [RecordedFile; 5] = [
     RecordedFile {
         workload: "small-msgs",
         path: "integrations/neqo/results/short-4MB.json",
@@ -76,6 +77,11 @@ pub const SHORT_TRANSFERS: [RecordedFile; 4] = [
         workload: "large-msg",
         path: "integrations/neqo/results/short-10MiB.json",
         text: include_str!("../integrations/neqo/results/short-10MiB.json"),
+    },
+    RecordedFile {
+        workload: "small-msgs-10",
+        path: "integrations/neqo/results/short-10x409600.json",
+        text: include_str!("../integrations/neqo/results/short-10x409600.json"),
     },
     RecordedFile {
         workload: "small-msgs",
@@ -160,9 +166,12 @@ pub struct RealRun {
     pub queue_bytes: u64,
     /// ECN on (CoDel marking).
     pub ecn: bool,
-    /// Bytes transferred.
+    /// Bytes transferred on each stream.
     pub bytes: u64,
-    /// Goodput in bit/s.
+    /// Streams sending `bytes` each at once (1 when absent).
+    #[serde(default = "one")]
+    pub streams: u64,
+    /// Goodput in bit/s, all streams together.
     pub goodput_bps: f64,
     /// Bandwidth-delay product in bytes.
     pub bdp_bytes: u64,
@@ -181,6 +190,10 @@ pub struct RealRun {
 
 const fn gigabit() -> u64 {
     1_000_000_000
+}
+
+const fn one() -> u64 {
+    1
 }
 
 /// A results file of `run.sh --json`.
@@ -206,6 +219,19 @@ impl RealResults {
         })?;
         if r.runs.is_empty() {
             return Err(LabError::flag("--real", format!("{source}: no runs")));
+        }
+        if let Some(bad) = r
+            .runs
+            .iter()
+            .find(|run| !(1..=10_000).contains(&run.streams))
+        {
+            return Err(LabError::flag(
+                "--real",
+                format!(
+                    "{source}: a run with {} streams (1 to 10000 can be simulated)",
+                    bad.streams
+                ),
+            ));
         }
         Ok(r)
     }
@@ -343,8 +369,9 @@ fn ms(rtt_s: f64) -> u64 {
     (rtt_s * 1000.0).round() as u64
 }
 
-/// (path label, RTT in µs, queue, bytes, rate): one simulated path.
-type PathKey = (String, u64, u64, u64, u64);
+/// (path label, RTT in µs, queue, bytes, rate, streams): one simulated
+/// path and transfer.
+type PathKey = (String, u64, u64, u64, u64, u64);
 
 fn key(run: &RealRun) -> PathKey {
     (
@@ -353,6 +380,7 @@ fn key(run: &RealRun) -> PathKey {
         run.queue_bytes,
         run.bytes,
         run.rate_bps,
+        run.streams,
     )
 }
 
@@ -393,7 +421,8 @@ pub fn specs(real: &RealResults, transport: TransportChoice) -> Vec<RunSpec> {
             let workload = WorkloadSpec {
                 name: "bulk".to_owned(),
                 kind: WorkloadKind::Bulk { bytes: run.bytes },
-                streams: 1,
+                // `RealResults::parse` keeps it within 1..=10000.
+                streams: u32::try_from(run.streams).unwrap_or(1),
                 reader: ReaderSpeed::Unlimited,
                 stall: None,
             };

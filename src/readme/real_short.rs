@@ -78,8 +78,17 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
     ]);
     let (mut ok, mut all) = (0, 0);
     for (file, c) in SHORT_TRANSFERS.iter().zip(&runs.short) {
-        let bytes = RealResults::parse(file.text, file.path)?.runs[0].bytes;
-        let transfer = format!("`{}` ({} B)", file.workload, thousands(bytes));
+        let first = &RealResults::parse(file.text, file.path)?.runs[0];
+        let transfer = if first.streams > 1 {
+            format!(
+                "`{}` ({} × {} B)",
+                file.workload,
+                first.streams,
+                thousands(first.bytes)
+            )
+        } else {
+            format!("`{}` ({} B)", file.workload, thousands(first.bytes))
+        };
         for (path, label) in PATHS {
             if !c.means.iter().any(|m| m.path == path) {
                 continue;
@@ -120,7 +129,7 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
         .map(|f| format!("`{}`", f.path))
         .collect();
     Ok(format!(
-        "{}\nMean goodput in Mbit/s over 21 RTTs, one stream, from {}. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-lab calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
+        "{}\nMean goodput in Mbit/s over 21 RTTs, all streams together, from {}. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-lab calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
         t.markdown(),
         files.join(", "),
     ))
