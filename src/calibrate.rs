@@ -61,13 +61,13 @@ pub struct RecordedFile {
 
 /// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
 /// RTTs each): as many bytes as the matrix's `small-msgs` (1000 × 4 KiB)
-/// and `large-msg` (10 MiB) on one stream, and as `small-msgs-10` on ten
-/// streams opened at once (`--streams 10`), sent as fast as the sender
-/// may (neqo serves the ten by stream ID). They end within or just after slow start, where the
+/// and `large-msg` (10 MiB) on one stream, as `small-msgs-10` on ten
+/// streams opened at once (`--streams 10`) and as `many-100` (100 × 1 MiB),
+/// sent as fast as the sender may (neqo serves the streams by stream ID). They end within or just after slow start, where the
 /// first windows matter most: on the gigabit paths (`mission`, `bench`,
 /// 20–100 ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose
 /// BDP plus queue is below neqo's 1 MiB first window up to 21 ms.
-pub const SHORT_TRANSFERS: [RecordedFile; 5] = [
+pub const SHORT_TRANSFERS: [RecordedFile; 6] = [
     RecordedFile {
         workload: "small-msgs",
         path: "integrations/neqo/results/short-4MB.json",
@@ -82,6 +82,11 @@ pub const SHORT_TRANSFERS: [RecordedFile; 5] = [
         workload: "small-msgs-10",
         path: "integrations/neqo/results/short-10x409600.json",
         text: include_str!("../integrations/neqo/results/short-10x409600.json"),
+    },
+    RecordedFile {
+        workload: "many-100",
+        path: "integrations/neqo/results/short-100x1MiB.json",
+        text: include_str!("../integrations/neqo/results/short-100x1MiB.json"),
     },
     RecordedFile {
         workload: "small-msgs",
