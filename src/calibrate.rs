@@ -59,45 +59,33 @@ pub struct RecordedFile {
     pub text: &'static str,
 }
 
+/// A [`RecordedFile`] of `integrations/neqo/results/`, compiled in.
+macro_rules! recorded {
+    ($workload:literal, $file:literal) => {
+        RecordedFile {
+            workload: $workload,
+            path: concat!("integrations/neqo/results/", $file),
+            text: include_str!(concat!("../integrations/neqo/results/", $file)),
+        }
+    };
+}
+
 /// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
 /// RTTs each): as many bytes as the matrix's `small-msgs` (1000 × 4 KiB)
 /// and `large-msg` (10 MiB) on one stream, as `small-msgs-10` on ten
-/// streams opened at once (`--streams 10`) and as `many-100` (100 × 1 MiB),
-/// sent as fast as the sender may (neqo serves the streams by stream ID). They end within or just after slow start, where the
-/// first windows matter most: on the gigabit paths (`mission`, `bench`,
-/// 20–100 ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose
-/// BDP plus queue is below neqo's 1 MiB first window up to 21 ms.
+/// streams opened at once (`--streams 10`) and as `many-100` (100 × 1
+/// MiB), sent as fast as the sender may (neqo serves the streams by
+/// stream ID). They end within or just after slow start, where the first
+/// windows matter most: on the gigabit paths (`mission`, `bench`, 20–100
+/// ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose BDP plus
+/// queue is below neqo's 1 MiB first window up to 21 ms.
 pub const SHORT_TRANSFERS: [RecordedFile; 6] = [
-    RecordedFile {
-        workload: "small-msgs",
-        path: "integrations/neqo/results/short-4MB.json",
-        text: include_str!("../integrations/neqo/results/short-4MB.json"),
-    },
-    RecordedFile {
-        workload: "large-msg",
-        path: "integrations/neqo/results/short-10MiB.json",
-        text: include_str!("../integrations/neqo/results/short-10MiB.json"),
-    },
-    RecordedFile {
-        workload: "small-msgs-10",
-        path: "integrations/neqo/results/short-10x409600.json",
-        text: include_str!("../integrations/neqo/results/short-10x409600.json"),
-    },
-    RecordedFile {
-        workload: "many-100",
-        path: "integrations/neqo/results/short-100x1MiB.json",
-        text: include_str!("../integrations/neqo/results/short-100x1MiB.json"),
-    },
-    RecordedFile {
-        workload: "small-msgs",
-        path: "integrations/neqo/results/short-cable-4MB.json",
-        text: include_str!("../integrations/neqo/results/short-cable-4MB.json"),
-    },
-    RecordedFile {
-        workload: "large-msg",
-        path: "integrations/neqo/results/short-cable-10MiB.json",
-        text: include_str!("../integrations/neqo/results/short-cable-10MiB.json"),
-    },
+    recorded!("small-msgs", "short-4MB.json"),
+    recorded!("large-msg", "short-10MiB.json"),
+    recorded!("small-msgs-10", "short-10x409600.json"),
+    recorded!("many-100", "short-100x1MiB.json"),
+    recorded!("small-msgs", "short-cable-4MB.json"),
+    recorded!("large-msg", "short-cable-10MiB.json"),
 ];
 
 /// Per-datagram overhead of neqo's test-fixture `TailDrop`.

@@ -4,7 +4,7 @@
 
 use super::runs::Runs;
 use crate::{
-    calibrate::{Calibration, Mean, RealResults, SHORT_TRANSFERS},
+    calibrate::{Calibration, Mean, SHORT_TRANSFERS},
     error::LabError,
     format::thousands,
     table::{Align, Table},
@@ -77,8 +77,11 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
         ),
     ]);
     let (mut ok, mut all) = (0, 0);
-    for (file, c) in SHORT_TRANSFERS.iter().zip(&runs.short) {
-        let first = &RealResults::parse(file.text, file.path)?.runs[0];
+    for (file, (real, c)) in SHORT_TRANSFERS.iter().zip(&runs.short) {
+        let first = real
+            .runs
+            .first()
+            .ok_or_else(|| LabError::Simulator(format!("real-short: {} is empty", file.path)))?;
         let transfer = if first.streams > 1 {
             format!(
                 "`{}` ({} × {} B)",

@@ -64,9 +64,9 @@ pub struct Runs {
     pub fitted: Calibration,
     /// The committed real-neqo results.
     pub real: RealResults,
-    /// The committed short transfers in real neqo beside the `neqo`
+    /// The committed short transfers in real neqo, each beside the `neqo`
     /// transport model, in the order of [`SHORT_TRANSFERS`].
-    pub short: Vec<Calibration>,
+    pub short: Vec<(RealResults, Calibration)>,
 }
 
 impl Runs {
@@ -232,18 +232,19 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         .iter()
         .map(|f| {
             let real = RealResults::parse(f.text, f.path)?;
-            Ok(calibrate(
+            let c = calibrate(
                 &real,
                 f.path,
                 TransportChoice::preset(Preset::Neqo),
                 threads,
                 &|_| on_done("calibrate"),
-            ))
+            );
+            Ok((real, c))
         })
         .collect::<Result<Vec<_>, LabError>>()?;
     if let Some(e) = [&calibration, &fitted]
         .into_iter()
-        .chain(&short)
+        .chain(short.iter().map(|(_, c)| c))
         .find_map(|c| c.errors.first())
     {
         return Err(LabError::Simulator(format!("readme calibration run {e}")));
