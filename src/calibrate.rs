@@ -51,7 +51,8 @@ pub const RECORDED_PATH: &str = "integrations/neqo/results/matrix.json";
 /// A committed real-neqo results file other than [`RECORDED`].
 #[derive(Clone, Copy, Debug)]
 pub struct RecordedFile {
-    /// The `fc-lab compare` workload whose bytes each transfer carries.
+    /// The `fc-lab compare` workload whose bytes each transfer carries
+    /// (empty when no matrix workload does).
     pub workload: &'static str,
     /// Where the file lives in the repository.
     pub path: &'static str,
@@ -73,16 +74,18 @@ macro_rules! recorded {
 /// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
 /// RTTs each): as many bytes as the matrix's `small-msgs` (1000 × 4 KiB)
 /// and `large-msg` (10 MiB) on one stream, as `small-msgs-10` on ten
-/// streams opened at once (`--streams 10`) and as `many-100` (100 × 1
-/// MiB), sent as fast as the sender may (neqo serves the streams by
+/// streams opened at once (`--streams 10`), as `many-100` (100 × 1 MiB)
+/// and, between those, 20 × 1 MiB (no matrix workload: `workload` is
+/// empty), sent as fast as the sender may (neqo serves the streams by
 /// stream ID). They end within or just after slow start, where the first
 /// windows matter most: on the gigabit paths (`mission`, `bench`, 20–100
 /// ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose BDP plus
 /// queue is below neqo's 1 MiB first window up to 21 ms.
-pub const SHORT_TRANSFERS: [RecordedFile; 6] = [
+pub const SHORT_TRANSFERS: [RecordedFile; 7] = [
     recorded!("small-msgs", "short-4MB.json"),
     recorded!("large-msg", "short-10MiB.json"),
     recorded!("small-msgs-10", "short-10x409600.json"),
+    recorded!("", "short-20x1MiB.json"),
     recorded!("many-100", "short-100x1MiB.json"),
     recorded!("small-msgs", "short-cable-4MB.json"),
     recorded!("large-msg", "short-cable-10MiB.json"),

@@ -1,6 +1,7 @@
-//! The README's `real-short` block: the matrix's short single-stream
-//! transfers (`small-msgs`, `large-msg`) in real neqo, beside the `neqo`
-//! transport model of the simulator ([`Runs::short`]).
+//! The README's `real-short` block: short transfers in real neqo (the
+//! bytes of `small-msgs` and `large-msg` on one stream, of
+//! `small-msgs-10` and `many-100` on many, and 20 × 1 MiB), beside the
+//! `neqo` transport model of the simulator ([`Runs::short`]).
 
 use super::runs::Runs;
 use crate::{
@@ -82,15 +83,15 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
             .runs
             .first()
             .ok_or_else(|| LabError::Simulator(format!("real-short: {} is empty", file.path)))?;
-        let transfer = if first.streams > 1 {
-            format!(
-                "`{}` ({} × {} B)",
-                file.workload,
-                first.streams,
-                thousands(first.bytes)
-            )
+        let size = if first.streams > 1 {
+            format!("{} × {} B", first.streams, thousands(first.bytes))
         } else {
-            format!("`{}` ({} B)", file.workload, thousands(first.bytes))
+            format!("{} B", thousands(first.bytes))
+        };
+        let transfer = if file.workload.is_empty() {
+            size
+        } else {
+            format!("`{}` ({size})", file.workload)
         };
         for (path, label) in PATHS {
             if !c.means.iter().any(|m| m.path == path) {
