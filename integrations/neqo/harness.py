@@ -288,7 +288,7 @@ VARIANTS = {
 }
 
 
-def plan(paths, variants, rtts, quick, nbytes, streams=1):
+def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
     runs = []
     for path in paths:
         rate, ecns, queue = PATHS[path]
@@ -298,7 +298,7 @@ def plan(paths, variants, rtts, quick, nbytes, streams=1):
                     runs.append({
                         "path": path, "variant": v, "rtt_ms": rtt, "ecn": ecn, "rate_bps": rate,
                         "queue_bytes": queue(rtt, ecn, rate // 8), "bytes": nbytes,
-                        "streams": streams,
+                        "streams": streams, "requests": requests,
                     })
     return runs
 
@@ -312,6 +312,8 @@ def run_one(spec, exe):
            "--label", f"{spec['path']}/{spec['variant']}/{spec['rtt_ms']}ms"]
     if spec["ecn"]:
         cmd.append("--ecn")
+    if spec["requests"]:
+        cmd.append("--requests")
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - t0
@@ -344,6 +346,7 @@ def print_tables(runs, variants):
         size = f"{n >> 30} GiB" if n % (1 << 30) == 0 else f"{n:,} bytes"
         k = rows[0].get("streams", 1)
         size += f" on each of {k} streams" if k > 1 else ""
+        size += ", the client's requests" if rows[0].get("requests") else ""
         rate = PATHS[path][0]
         rate = f"{rate // GBIT_BPS} Gbit/s" if rate % GBIT_BPS == 0 else f"{rate // 1_000_000} Mbit/s"
         print(f"\n{path}, ECN {'on' if ecn else 'off'} ({rate}, {q}, {size} per run)")
@@ -395,7 +398,7 @@ def matrix(a):
     runnable = [v for v in variants if exes.get(VARIANTS[v][0])]
     skipped = [v for v in variants if v not in runnable]
     rtts = [float(x) if "." in x else int(x) for x in a.rtts.split(",")] if a.rtts else None
-    specs = plan(paths, runnable, rtts, a.quick, a.bytes, a.streams)
+    specs = plan(paths, runnable, rtts, a.quick, a.bytes, a.streams, a.requests)
 
     print(f"matrix: {len(specs)} runs, {a.jobs} at a time"
           + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
@@ -420,6 +423,7 @@ def matrix(a):
                 "engine": "neqo", "path": s["path"], "variant": s["variant"],
                 "rtt_s": out["rtt_s"], "queue_bytes": out["queue_bytes"], "ecn": out["ecn"],
                 "bytes": out["bytes"], "streams": out.get("streams", 1),
+                "requests": out.get("requests", False),
                 "duration_s": out["duration_s"],
                 "goodput_bps": out["goodput_bps"], "bdp_bytes": out["bdp_bytes"],
                 "peak_stream_window_bytes": out["peak_stream_window_bytes"],
@@ -499,6 +503,7 @@ def main():
     p.add_argument("--rtts", default="", help="comma-separated RTTs in ms (default: the sweep)")
     p.add_argument("--bytes", type=int, default=1 << 30)
     p.add_argument("--streams", type=int, default=1)
+    p.add_argument("--requests", action="store_true")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default="")

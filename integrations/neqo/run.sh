@@ -28,6 +28,9 @@ usage: integrations/neqo/run.sh [options]
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
   --streams K      send --bytes on each of K streams at once (default 1)
+  --requests       the client opens the streams (bidirectional, one empty
+                   request each) and the server answers with --bytes, as in
+                   HTTP/3; without it the server opens unidirectional streams
   --jobs N         simulations at a time (default 2)
   -h, --help       this text
 
@@ -40,7 +43,7 @@ say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
 QUICK=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
-VARIANTS="" PATHS_=mission,bench RTTS="" BYTES=1073741824 STREAMS=1 JOBS=2
+VARIANTS="" PATHS_=mission,bench RTTS="" BYTES=1073741824 STREAMS=1 JOBS=2 REQUESTS=()
 ARGS=("$@")
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -53,6 +56,7 @@ while [[ $# -gt 0 ]]; do
     --rtts) RTTS=${2:?}; shift ;;
     --bytes) BYTES=${2:?}; shift ;;
     --streams) STREAMS=${2:?}; shift ;;
+    --requests) REQUESTS=(--requests) ;;
     --jobs) JOBS=${2:?}; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option $1" ;;
@@ -426,7 +430,7 @@ fi
 step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
 t=$SECONDS
 matrix=(--variants "$VARIANTS" --paths "$PATHS_"
-  --bytes "$BYTES" --streams "$STREAMS" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
+  --bytes "$BYTES" --streams "$STREAMS" "${REQUESTS[@]}" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
   --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
 for tree in "${TREES[@]}"; do
   exe=$(exe_for "$tree") || exit 1
