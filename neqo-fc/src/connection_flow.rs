@@ -46,7 +46,9 @@ use crate::{
 ///   bounds memory then).
 ///
 /// New streams start at `max(initial, seed_fraction × the connection's
-/// estimated need)` (within the budget). With a budget, a rebalancing pass
+/// estimated need)` (within the budget); a stream opened before its first
+/// byte (our own request) that the budget left short gets the rest as
+/// room frees, until that byte arrives. With a budget, a rebalancing pass
 /// runs on a timer — once per smoothed RTT, a quarter RTT early when a
 /// stream reports *_BLOCKED at a stale share: the stack arms it from
 /// [`ConnectionFlow::next_timeout`] and calls
@@ -255,21 +257,23 @@ impl<T: Tuner> ConnectionFlow<T> {
         } else {
             self.conn.window()
         };
-        let seed = self
+        let wanted = self
             .config
             .seed_fraction
             .map_or(0, |f| f.of(basis))
             .min(self.config.max_stream_window)
-            .max(initial_limit)
-            .min(initial_limit.saturating_add(self.room()));
+            .max(initial_limit);
+        let seed = wanted.min(initial_limit.saturating_add(self.room()));
         let change = fc.raise_window(seed, ChangeReason::Seed);
         let seed = fc.window();
+        let owed_seed = if wanted > seed { wanted } else { 0 };
         self.push_change(change);
         self.cover_stream(seed, None);
         Ok(StreamReceiver {
             fc,
             initial: initial_limit,
             seed,
+            owed_seed,
             retired_at_mark: 0,
             peak_in_period: 0,
             passes: 0,
@@ -462,6 +466,11 @@ impl<T: Tuner> ConnectionFlow<T> {
         // The budget cut the window: report it as it now is.
         let granted = s.fc.credit();
         if granted < s.fc.window() && update.limit == cap {
+            if s.fc.consumed() == 0 {
+                // Nothing arrived yet (our own request): the pass gives the
+                // rest of its seed as room frees.
+                s.owed_seed = s.owed_seed.max(s.fc.window());
+            }
             changes[1] = s.fc.set_window_at(granted, ChangeReason::Budget, Some(now));
         }
         for c in changes {

@@ -1907,3 +1907,45 @@ fn behind_a_standing_queue_blocked_reports_get_no_slivers() {
     assert_eq!(queued_read, 2000 * READ);
     assert_eq!(free_read, 2000 * READ);
 }
+
+/// Requests we open ourselves (HTTP/3's shape, opened as they are sent):
+/// the growth budget covers the first seeds only, and the stream whose
+/// update it cut short, with no byte of its response yet, gets the rest
+/// of its seed once room frees, before its response starts; a sender
+/// that serves streams in order reaches it only then. Without that its
+/// window stayed at what the cut left, and its response waited a round
+/// trip at that limit for a tuning step.
+#[test]
+fn own_requests_get_their_whole_seed_as_room_frees() {
+    const SIZE: u64 = 400 * KIB;
+    let mut rx = ConnectionReceiver::new(Role::Client, Config::default().validate().unwrap());
+    let req = |k| StreamId::new(Role::Client, Direction::Bidi, k);
+    for k in 0..10 {
+        rx.open_local_stream(req(k)).unwrap();
+    }
+    let seed = rx.stream(req(0)).unwrap().window();
+    assert_eq!(seed, 512 * KIB, "half the 1 MiB first estimate");
+    let r = rtt(50);
+    let first = updates(&mut rx, at(0), r);
+    let limit = |rx: &ConnectionReceiver<ExcessTuner>, k| rx.stream(req(k)).map(|s| s.limit());
+    // 3 MiB of growth: six whole seeds, then a seventh cut short.
+    let whole = (0..10).filter(|&k| limit(&rx, k) == Some(seed)).count();
+    assert_eq!(whole, 6, "{first:?}");
+    let cut = limit(&rx, 6).unwrap();
+    assert!(INITIAL < cut && cut < seed, "{cut}");
+    // The first four responses arrive, are read and end: room frees.
+    for k in 0..4 {
+        rx.on_data(req(k), SIZE, true).unwrap();
+        rx.retire_to(req(k), SIZE).unwrap();
+        rx.close_stream(req(k));
+    }
+    for t in [50, 100, 150] {
+        updates(&mut rx, at(t), r);
+    }
+    for k in 6..10 {
+        let s = rx.stream(req(k)).unwrap();
+        assert_eq!(s.consumed(), 0, "no response byte yet on {k}");
+        assert!(s.limit() >= seed, "stream {k}: limit {}", s.limit());
+    }
+    assert!(rx.committed() <= rx.budget());
+}

@@ -1,11 +1,12 @@
 //! The rebalancing pass of [`ConnectionFlow`], on its own timer: once per
 //! smoothed RTT (a quarter RTT early when a share is stale) it measures
 //! the connection's need, finds the streams that read, returns idle and
-//! slow-reading streams toward their seed, and lets the streams still
-//! reading inherit the share of the ones that stopped. Also the
-//! per-stream share cap that stream updates apply while several streams
-//! read, and the connection floor that keeps the connection window above
-//! what streams may use.
+//! slow-reading streams toward their seed, lets the streams still
+//! reading inherit the share of the ones that stopped, and gives streams
+//! still waiting for their first byte the seed the budget owed them.
+//! Also the per-stream share cap that stream updates apply while several
+//! streams read, and the connection floor that keeps the connection
+//! window above what streams may use.
 //!
 //! Timer contract: [`ConnectionFlow::next_timeout`] says when the pass is
 //! due (`None`: no pass pending — no budget, reclaim off, or no RTT sample
@@ -103,6 +104,12 @@ impl<T: Tuner> ConnectionFlow<T> {
     ///   `measured / (floor × active streams)` (within the cap), so when
     ///   others stall the ones still reading inherit their share at once
     ///   instead of ramping up.
+    /// - A stream that has received nothing yet (one we opened ourselves,
+    ///   a request whose response has not started) and whose seed the
+    ///   budget could not cover, at open or at its first update, is raised
+    ///   toward that seed within the room free now — at least far enough
+    ///   for an update to be due — so its credit goes out before its
+    ///   response starts.
     pub fn on_timeout<F>(&mut self, now: Instant, rtt: Option<Rtt>, mut for_each: F) -> bool
     where
         F: FnMut(&mut dyn FnMut(&mut StreamReceiver)),
@@ -151,6 +158,10 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.note_need(need);
         let idle_after = srtt.saturating_mul(budget.idle_rtts);
         let mut active = 0u64;
+        // The passes below move no credit (windows only), so the room for
+        // owed seeds is the room now.
+        let mut room = self.room();
+        let stream_cap = self.config.max_stream_window;
         let changes = &mut self.changes;
         for_each(&mut |e: &mut StreamReceiver| {
             let used = e.fc.retired() - e.retired_at_mark;
@@ -210,6 +221,36 @@ impl<T: Tuner> ConnectionFlow<T> {
             {
                 changes.push(c);
             }
+            largest = largest.max(e.fc.window());
+        });
+        // A stream opened before its first byte arrived (our own request)
+        // whose seed found no room gets it as room frees, while it still
+        // waits: a sender that serves streams in order reaches it only
+        // after the others, and the credit is there by then instead of a
+        // round trip after its first frame.
+        for_each(&mut |e: &mut StreamReceiver| {
+            if room == 0 || e.owed_seed <= e.fc.window() || e.fc.consumed() > 0 || e.discarding {
+                return;
+            }
+            let before = e.fc.window();
+            let most = before.saturating_add(room).min(stream_cap);
+            // Far enough past the limit for an update to be due (nothing
+            // was retired: the window is the target): `limit / (1 − f)`.
+            let f = e.fc.update_fraction();
+            let due_at = math::mul_div_ceil(
+                e.fc.limit(),
+                u64::from(f.den()),
+                u64::from(f.den() - f.num()).max(1),
+            );
+            let to = e.owed_seed.max(due_at).min(most);
+            if to < due_at {
+                return;
+            }
+            if let Some(c) = e.fc.raise_window_at(to, ChangeReason::Seed, Some(now)) {
+                changes.push(c);
+            }
+            room = room.saturating_sub(e.fc.window().saturating_sub(before));
+            e.seed = e.seed.max(e.fc.window());
             largest = largest.max(e.fc.window());
         });
         self.largest_window = largest;

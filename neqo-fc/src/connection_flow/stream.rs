@@ -26,6 +26,10 @@ pub struct StreamReceiver {
     pub(super) initial: u64,
     /// The window the stream started with; reclaim returns it here.
     pub(super) seed: u64,
+    /// The seed the growth budget had no room for when the stream opened
+    /// (0: none). A stream opened before its first byte (our own request)
+    /// is raised to it as room frees, until that byte arrives.
+    pub(super) owed_seed: u64,
     /// `retired` at the last rebalancing pass.
     pub(super) retired_at_mark: u64,
     /// The most retired in one pass of the current slow-reader period: what
