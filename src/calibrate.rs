@@ -38,7 +38,7 @@ use crate::{
     profiles::PathSpec,
     report::RunReport,
     spec::RunSpec,
-    transport::{EcnArg, PacingArg, TransportChoice},
+    transport::{EcnArg, OpenRequestsArg, PacingArg, TransportChoice},
     tuners::TunerSpec,
     workloads::WorkloadSpec,
 };
@@ -77,16 +77,21 @@ macro_rules! recorded {
 /// streams opened at once (`--streams 10`), as `many-100` (100 × 1 MiB)
 /// and, between those, 20 × 1 MiB (no matrix workload: `workload` is
 /// empty), sent as fast as the sender may (neqo serves the streams by
-/// stream ID). They end within or just after slow start, where the first
+/// stream ID); the server opens unidirectional streams, and for the
+/// multi-stream transfers also the client, with a request on each
+/// (`--requests`, HTTP/3's shape). They end within or just after slow start, where the first
 /// windows matter most: on the gigabit paths (`mission`, `bench`, 20–100
 /// ms) and on `cable` (200 Mbit/s, 1-BDP queue, 8–48 ms), whose BDP plus
 /// queue is below neqo's 1 MiB first window up to 21 ms.
-pub const SHORT_TRANSFERS: [RecordedFile; 7] = [
+pub const SHORT_TRANSFERS: [RecordedFile; 10] = [
     recorded!("small-msgs", "short-4MB.json"),
     recorded!("large-msg", "short-10MiB.json"),
     recorded!("small-msgs-10", "short-10x409600.json"),
+    recorded!("small-msgs-10", "short-requests-10x409600.json"),
     recorded!("", "short-20x1MiB.json"),
+    recorded!("", "short-requests-20x1MiB.json"),
     recorded!("many-100", "short-100x1MiB.json"),
+    recorded!("many-100", "short-requests-100x1MiB.json"),
     recorded!("small-msgs", "short-cable-4MB.json"),
     recorded!("large-msg", "short-cable-10MiB.json"),
 ];
@@ -167,6 +172,11 @@ pub struct RealRun {
     /// Streams sending `bytes` each at once (1 when absent).
     #[serde(default = "one")]
     pub streams: u64,
+    /// The client opened the streams and sent a request on each (the
+    /// harness's `--requests`; false when absent: the server opened
+    /// unidirectional streams).
+    #[serde(default)]
+    pub requests: bool,
     /// Goodput in bit/s, all streams together.
     pub goodput_bps: f64,
     /// Bandwidth-delay product in bytes.
@@ -331,7 +341,12 @@ fn label(run: &RealRun) -> String {
 /// The transport a pair is simulated on for `run`: [`pair_transport`],
 /// with ECN on for a run with ECN unless `base` says otherwise.
 fn run_transport(base: TransportChoice, pacing_patch: bool, run: &RealRun) -> TransportChoice {
-    let t = pair_transport(base, pacing_patch);
+    let mut t = pair_transport(base, pacing_patch);
+    // Streams the client opened itself: their seeds go out with the
+    // requests, as in neqo.
+    if run.requests && t.open_requests.is_none() {
+        t.open_requests = Some(OpenRequestsArg::AtRequest);
+    }
     if run.ecn && t.ecn.is_none() {
         TransportChoice {
             ecn: Some(EcnArg::On),
@@ -365,9 +380,9 @@ fn ms(rtt_s: f64) -> u64 {
     (rtt_s * 1000.0).round() as u64
 }
 
-/// (path label, RTT in µs, queue, bytes, rate, streams): one simulated
-/// path and transfer.
-type PathKey = (String, u64, u64, u64, u64, u64);
+/// (path label, RTT in µs, queue, bytes, rate, streams, requests): one
+/// simulated path and transfer.
+type PathKey = (String, u64, u64, u64, u64, u64, bool);
 
 fn key(run: &RealRun) -> PathKey {
     (
@@ -377,6 +392,7 @@ fn key(run: &RealRun) -> PathKey {
         run.bytes,
         run.rate_bps,
         run.streams,
+        run.requests,
     )
 }
 

@@ -76,6 +76,18 @@ pub enum SendOrderArg {
     StreamId,
 }
 
+/// When the client opens the receive side of its request streams, by name
+/// (`TransportOptions::open_requests_at_request`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OpenRequestsArg {
+    /// Each at its response's first frame, as a stream the peer opens
+    /// (every model; the real-neqo harness's unidirectional streams).
+    AtFirstFrame,
+    /// All as the requests go out, as neqo's `stream_create` does: their
+    /// seeds travel with the requests (the harness's `--requests`).
+    AtRequest,
+}
+
 /// Which packets count as using the congestion window, by name
 /// (`neqo_fc_sim::quic::AppLimit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -161,6 +173,8 @@ pub struct TransportChoice {
     pub acks: Option<AcksArg>,
     /// In which order streams fill packets.
     pub send_order: Option<SendOrderArg>,
+    /// When the client opens its request streams' receive sides.
+    pub open_requests: Option<OpenRequestsArg>,
 }
 
 impl TransportChoice {
@@ -214,6 +228,9 @@ impl TransportChoice {
         }
         if let Some(v) = self.send_order {
             o.streams_in_order = v == SendOrderArg::StreamId;
+        }
+        if let Some(v) = self.open_requests {
+            o.open_requests_at_request = v == OpenRequestsArg::AtRequest;
         }
         o
     }
@@ -271,6 +288,11 @@ impl TransportChoice {
         match self.send_order {
             Some(SendOrderArg::RoundRobin) => s += ",send-order=round-robin",
             Some(SendOrderArg::StreamId) => s += ",send-order=stream-id",
+            None => {}
+        }
+        match self.open_requests {
+            Some(OpenRequestsArg::AtFirstFrame) => s += ",open-requests=at-first-frame",
+            Some(OpenRequestsArg::AtRequest) => s += ",open-requests=at-request",
             None => {}
         }
         s
@@ -357,6 +379,19 @@ mod tests {
         };
         assert!(!fair.options(rtt).streams_in_order);
         assert_eq!(fair.name(), "neqo,send-order=round-robin");
+        // Every model opens request streams at the first frame unless told.
+        assert!(!traced.options(rtt).open_requests_at_request);
+        assert!(
+            !TransportChoice::default()
+                .options(rtt)
+                .open_requests_at_request
+        );
+        let early = TransportChoice {
+            open_requests: Some(OpenRequestsArg::AtRequest),
+            ..traced
+        };
+        assert!(early.options(rtt).open_requests_at_request);
+        assert_eq!(early.name(), "neqo,open-requests=at-request");
         // Each traced behaviour can be taken out alone, and named.
         let without = TransportChoice {
             blocked: Some(BlockedArg::OnSend),

@@ -25,7 +25,8 @@ use crate::{
     profiles::{self, PathSpec, Profile},
     spec::RunSpec,
     transport::{
-        AcksArg, AppLimitArg, BlockedArg, EcnArg, PacingArg, Preset, SendOrderArg, TransportChoice,
+        AcksArg, AppLimitArg, BlockedArg, EcnArg, OpenRequestsArg, PacingArg, Preset, SendOrderArg,
+        TransportChoice,
     },
     tuners::{Overrides, TunerChoice},
     units::{self, QueueSpec},
@@ -549,6 +550,13 @@ pub struct BehaviourArgs {
     /// streams without fairness so, HTTP/3 requests among them).
     #[arg(long, value_enum)]
     pub send_order: Option<SendOrderArg>,
+    /// When the client opens the receive side of its request streams:
+    /// each at its response's first frame, as a stream the peer opens
+    /// (at-first-frame; every model) or all as it sends the requests, as
+    /// neqo's `stream_create` does, so their seeds go out with the
+    /// requests (at-request).
+    #[arg(long, value_enum)]
+    pub open_requests: Option<OpenRequestsArg>,
 }
 
 impl BehaviourArgs {
@@ -559,6 +567,7 @@ impl BehaviourArgs {
             app_limit: self.app_limit,
             acks: self.acks,
             send_order: self.send_order,
+            open_requests: self.open_requests,
             ..base
         }
     }

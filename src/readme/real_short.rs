@@ -1,7 +1,8 @@
 //! The README's `real-short` block: short transfers in real neqo (the
 //! bytes of `small-msgs` and `large-msg` on one stream, of
-//! `small-msgs-10` and `many-100` on many, and 20 × 1 MiB), beside the
-//! `neqo` transport model of the simulator ([`Runs::short`]).
+//! `small-msgs-10` and `many-100` on many, and 20 × 1 MiB; on streams the
+//! server opens, and on the client's requests), beside the `neqo`
+//! transport model of the simulator ([`Runs::short`]).
 
 use super::runs::Runs;
 use crate::{
@@ -88,11 +89,14 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
         } else {
             format!("{} B", thousands(first.bytes))
         };
-        let transfer = if file.workload.is_empty() {
+        let mut transfer = if file.workload.is_empty() {
             size
         } else {
             format!("`{}` ({size})", file.workload)
         };
+        if first.requests {
+            transfer += ", requests";
+        }
         for (path, label) in PATHS {
             if !c.means.iter().any(|m| m.path == path) {
                 continue;
@@ -133,7 +137,7 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
         .map(|f| format!("`{}`", f.path))
         .collect();
     Ok(format!(
-        "{}\nMean goodput in Mbit/s over 21 RTTs, all streams together, from {}. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-lab calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
+        "{}\nMean goodput in Mbit/s over 21 RTTs, all streams together, from {}. In the rows marked \"requests\" the client opens the streams and sends a request on each, which the server answers (`run.sh --requests`, HTTP/3's shape; the model then opens them as it sends the requests, `--open-requests at-request`); otherwise the server opens unidirectional streams. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-lab calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
         t.markdown(),
         files.join(", "),
     ))

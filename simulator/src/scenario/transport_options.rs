@@ -77,6 +77,13 @@ pub struct TransportOptions {
     /// round robin. A stream held by its flow-control limit is skipped
     /// and the next one sends.
     pub streams_in_order: bool,
+    /// The client opens the receive side of its request streams when it
+    /// sends the requests, as neqo does (`stream_create` opens both
+    /// sides): their seeds go out with the requests. Off, each opens at
+    /// its response's first frame, as a stream the peer opens does (the
+    /// unidirectional streams of the real-neqo harness, which the `neqo`
+    /// model is calibrated on).
+    pub open_requests_at_request: bool,
 }
 
 impl TransportOptions {
@@ -95,6 +102,7 @@ impl TransportOptions {
         app_limit: AppLimit::PerPacket,
         acks_when_due: false,
         streams_in_order: false,
+        open_requests_at_request: false,
     };
 
     /// neqo 0.30 between two neqo endpoints on a path of round-trip time
@@ -199,6 +207,7 @@ impl TransportOptions {
             app_limit: AppLimit::PerPacket,
             acks_when_due: false,
             streams_in_order: false,
+            open_requests_at_request: false,
         }
     }
 }

@@ -84,6 +84,10 @@ pub struct ConnConfig {
     /// Send streams by stream ID, not round robin
     /// ([`crate::scenario::TransportOptions::streams_in_order`]).
     pub streams_in_order: bool,
+    /// The client opens its request streams' receive sides as it sends
+    /// the requests
+    /// ([`crate::scenario::TransportOptions::open_requests_at_request`]).
+    pub open_requests_at_request: bool,
     /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
     /// ([`crate::scenario::TransportOptions::ecn`]).
     pub ecn: bool,
@@ -231,6 +235,11 @@ impl Connection {
     /// both ends' transport parameters.
     pub fn start(&mut self, now: Time, handshake_rtt: Duration) {
         self.recovery.seed_rtt(now, handshake_rtt);
+        if self.cfg.open_requests_at_request
+            && let Err((code, reason)) = self.recv.open_all_requests()
+        {
+            self.close(now, code, reason);
+        }
         // neqo sets its ACK rate up when the handshake ends, from the
         // initial window; the peer meanwhile acks at the default rate.
         self.ack_frequency = self.cfg.ack_frequency.map(|ratio| {

@@ -87,14 +87,26 @@ impl RecvStreams {
         }
     }
 
+    /// The client opens the receive side of all its request streams at
+    /// once, as it sends the requests (see
+    /// [`crate::scenario::TransportOptions::open_requests_at_request`]);
+    /// a server has none.
+    ///
+    /// # Errors
+    /// What flow control rejects (STREAM_LIMIT_ERROR: more request streams
+    /// than `max_streams_bidi`; the scenario allows the workload's).
+    pub fn open_all_requests(&mut self) -> Result<(), TransportError> {
+        match (self.role, self.finished.len().checked_sub(1)) {
+            (Role::Client, Some(last)) => self.open_requests_through(last as u64),
+            _ => Ok(()),
+        }
+    }
+
     /// The client opens the receive side of request streams `..=index`
-    /// (neqo-fc's `open_local_stream`, in stream order) when the first
-    /// frame of a response arrives, not when it sends the request: the
-    /// tuner's first interval starts when its stream opens, and counting
-    /// the request's round trip as time the reader read nothing starts
-    /// every response behind (measured on neqo-bench, 1 GiB: 674 Mbit/s
-    /// opening at the request vs 801 at the first frame; README, "Not done
-    /// yet").
+    /// (neqo-fc's `open_local_stream`, in stream order): all of them when
+    /// it sends the requests, or, by default, each when the first frame of
+    /// its response arrives, as a stream the peer opens (the real-neqo
+    /// harness's unidirectional streams).
     fn open_requests_through(&mut self, index: u64) -> Result<(), TransportError> {
         while self.opened_requests <= index {
             self.fc

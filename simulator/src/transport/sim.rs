@@ -162,6 +162,7 @@ impl Simulation {
             app_limit: s.transport.app_limit,
             acks_when_due: s.transport.acks_when_due,
             streams_in_order: s.transport.streams_in_order,
+            open_requests_at_request: s.transport.open_requests_at_request,
             ecn: s.transport.ecn,
             fc,
             tuner: s.tuner.clone(),
