@@ -18,7 +18,7 @@
 use std::time::{Duration, Instant};
 
 use super::{ConnectionFlow, StreamReceiver};
-use crate::{ChangeReason, Rtt, Tuner, math};
+use crate::{ChangeReason, Rtt, Tuner, WindowChange, math};
 
 /// The pass's timer and what it measured last time.
 #[derive(Clone, Copy, Debug, Default)]
@@ -221,36 +221,10 @@ impl<T: Tuner> ConnectionFlow<T> {
             {
                 changes.push(c);
             }
-            largest = largest.max(e.fc.window());
-        });
-        // A stream opened before its first byte arrived (our own request)
-        // whose seed found no room gets it as room frees, while it still
-        // waits: a sender that serves streams in order reaches it only
-        // after the others, and the credit is there by then instead of a
-        // round trip after its first frame.
-        for_each(&mut |e: &mut StreamReceiver| {
-            if room == 0 || e.owed_seed <= e.fc.window() || e.fc.consumed() > 0 || e.discarding {
-                return;
-            }
-            let before = e.fc.window();
-            let most = before.saturating_add(room).min(stream_cap);
-            // Far enough past the limit for an update to be due (nothing
-            // was retired: the window is the target): `limit / (1 − f)`.
-            let f = e.fc.update_fraction();
-            let due_at = math::mul_div_ceil(
-                e.fc.limit(),
-                u64::from(f.den()),
-                u64::from(f.den() - f.num()).max(1),
-            );
-            let to = e.owed_seed.max(due_at).min(most);
-            if to < due_at {
-                return;
-            }
-            if let Some(c) = e.fc.raise_window_at(to, ChangeReason::Seed, Some(now)) {
+            // Never the same stream as above: a busy one has read.
+            if let Some(c) = give_owed_seed(e, &mut room, stream_cap, now) {
                 changes.push(c);
             }
-            room = room.saturating_sub(e.fc.window().saturating_sub(before));
-            e.seed = e.seed.max(e.fc.window());
             largest = largest.max(e.fc.window());
         });
         self.largest_window = largest;
@@ -314,6 +288,42 @@ impl<T: Tuner> ConnectionFlow<T> {
             .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
     }
+}
+
+/// Raises `e`, a stream that has received nothing yet (our own request
+/// whose response has not started), toward the seed the budget could not
+/// cover when it opened or at its first update, within `room` (reduced by
+/// what it gives) and `stream_cap`: at least far enough past its limit for
+/// an update to be due, or not at all. A sender that serves streams in
+/// order reaches such a stream only after the others, and its credit is
+/// there by then instead of a round trip after its first frame.
+fn give_owed_seed(
+    e: &mut StreamReceiver,
+    room: &mut u64,
+    stream_cap: u64,
+    now: Instant,
+) -> Option<WindowChange> {
+    if *room == 0 || e.owed_seed <= e.fc.window() || e.fc.consumed() > 0 || e.discarding {
+        return None;
+    }
+    let before = e.fc.window();
+    let most = before.saturating_add(*room).min(stream_cap);
+    // Nothing was retired, so the window is the target: an update is due
+    // once the window reaches `limit / (1 − f)`.
+    let f = e.fc.update_fraction();
+    let due_at = math::mul_div_ceil(
+        e.fc.limit(),
+        u64::from(f.den()),
+        u64::from(f.den() - f.num()).max(1),
+    );
+    let to = e.owed_seed.max(due_at).min(most);
+    if to < due_at {
+        return None;
+    }
+    let change = e.fc.raise_window_at(to, ChangeReason::Seed, Some(now));
+    *room = room.saturating_sub(e.fc.window().saturating_sub(before));
+    e.seed = e.seed.max(e.fc.window());
+    change
 }
 
 #[cfg(test)]
