@@ -87,6 +87,11 @@ pub struct RunReport {
     pub peak_recv_buffer_bytes: u64,
     /// Largest credit outstanding over all streams (limit − read).
     pub peak_total_credit_bytes: u64,
+    /// Largest exposure: the most the peer could have made the client
+    /// buffer at once, `min(MAX_DATA − read, Σ stream credit)` (≤ the
+    /// total credit; smaller where the connection window binds).
+    #[serde(default)]
+    pub peak_exposure_bytes: u64,
     /// Largest congestion window.
     pub peak_cwnd_bytes: u64,
     /// Datagrams dropped on either path.
@@ -170,6 +175,7 @@ impl RunReport {
         report.peak_conn_window_bytes = m.peak_conn_window;
         report.peak_recv_buffer_bytes = m.peak_recv_buffer;
         report.peak_total_credit_bytes = m.peak_total_credit;
+        report.peak_exposure_bytes = m.peak_exposure;
         report.peak_cwnd_bytes = m.peak_cwnd;
         report.drops = m.drops;
         report.packets_lost = m.packets_lost;
@@ -266,6 +272,7 @@ impl RunReport {
             peak_conn_window_bytes: 0,
             peak_recv_buffer_bytes: 0,
             peak_total_credit_bytes: 0,
+            peak_exposure_bytes: 0,
             peak_cwnd_bytes: 0,
             drops: 0,
             packets_lost: 0,

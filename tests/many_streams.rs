@@ -160,8 +160,9 @@ fn fc_lab(args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
-const MEMORY_FIELDS: [&str; 9] = [
+const MEMORY_FIELDS: [&str; 10] = [
     "peak_total_credit_bytes",
+    "peak_exposure_bytes",
     "peak_recv_buffer_bytes",
     "stream_completion_s",
     "fairness_index",
@@ -199,6 +200,9 @@ fn run_json_has_the_memory_fields() {
     let credit = v["peak_total_credit_bytes"].as_u64().unwrap();
     let budget = v["peak_budget_bytes"].as_u64().unwrap();
     assert!(credit > 0 && credit <= budget, "{credit} {budget}");
+    // The peer can use at most the connection's credit of it at once.
+    let exposure = v["peak_exposure_bytes"].as_u64().unwrap();
+    assert!(exposure > 0 && exposure <= credit, "{exposure} {credit}");
     // The same run through the library gives the same numbers.
     let path = profiles::find("residential-cable").unwrap().path();
     let w = MatrixWorkload::Many100.on(&path, false).renamed("bulk");

@@ -80,6 +80,11 @@ pub struct Metrics {
     pub peak_recv_buffer: u64,
     /// Largest credit outstanding summed over streams (limit − read).
     pub peak_total_credit: u64,
+    /// Largest exposure: the most the peer could have made the client
+    /// buffer at once, `min(MAX_DATA − read, Σ stream credit)`. Credit
+    /// summed over streams overstates a stack whose connection window is
+    /// smaller than it. Invariant: `peak_exposure ≤ peak_total_credit`.
+    pub peak_exposure: u64,
     /// Largest congestion window.
     pub peak_cwnd: u64,
     /// MAX_DATA + MAX_STREAM_DATA frames the client sent.

@@ -454,8 +454,11 @@ impl Connection {
     }
 
     fn note_credit(&mut self) {
-        self.stats
-            .on_credit(self.recv.committed(), self.recv.budget());
+        self.stats.on_credit(
+            self.recv.committed(),
+            self.recv.conn_credit(),
+            self.recv.budget(),
+        );
     }
 
     fn metrics_updated(&mut self, now: Time) {

@@ -357,6 +357,12 @@ impl RecvStreams {
         self.fc.committed()
     }
 
+    /// Connection credit outstanding: MAX_DATA − bytes read.
+    #[must_use]
+    pub fn conn_credit(&self) -> u64 {
+        self.fc.connection().credit()
+    }
+
     /// The memory budget in force, when the connection has one.
     #[must_use]
     pub fn budget(&self) -> Option<u64> {

@@ -543,6 +543,7 @@ impl Simulation {
             peak_conn_window: c.stats.peak_conn_window,
             peak_recv_buffer: c.stats.peak_recv_buffer,
             peak_total_credit: c.stats.peak_total_credit,
+            peak_exposure: c.stats.peak_exposure,
             peak_cwnd: s.stats.peak_cwnd,
             window_updates_sent: c.stats.window_updates_sent,
             blocked_frames_sent: s.stats.blocked_frames_sent,

@@ -26,6 +26,9 @@ pub struct ConnStats {
     pub peak_recv_buffer: u64,
     /// Peak credit outstanding over streams.
     pub peak_total_credit: u64,
+    /// Peak exposure: the most the peer could have made us buffer at
+    /// once, `min(connection credit, Σ stream credit)`.
+    pub peak_exposure: u64,
     /// Peak congestion window.
     pub peak_cwnd: u64,
     /// MAX_DATA + MAX_STREAM_DATA sent.
@@ -74,10 +77,13 @@ impl ConnStats {
         self.peak_recv_buffer = self.peak_recv_buffer.max(bytes);
     }
 
-    /// The credit outstanding over all streams is `committed`, under
-    /// `budget` when the connection has one.
-    pub fn on_credit(&mut self, committed: u64, budget: Option<u64>) {
+    /// The credit outstanding over all streams is `committed` and the
+    /// connection's `conn_credit` (MAX_DATA − bytes read), under `budget`
+    /// when the connection has one. The peer can make us buffer at most
+    /// the smaller of the two.
+    pub fn on_credit(&mut self, committed: u64, conn_credit: u64, budget: Option<u64>) {
         self.peak_total_credit = self.peak_total_credit.max(committed);
+        self.peak_exposure = self.peak_exposure.max(committed.min(conn_credit));
         if let Some(budget) = budget {
             self.peak_budget = self.peak_budget.max(budget);
             if committed > budget {
