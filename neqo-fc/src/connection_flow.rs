@@ -37,9 +37,12 @@ use crate::{
 ///   within it, and never reneged (limits never decrease);
 /// - the connection window stays ≥ `connection_floor × largest stream
 ///   window` (a floor of 0, allowed only without a budget, leaves it to
-///   its own tuning) and, with a budget, ≥ the credit committed to streams, so
-///   neither one stream nor data parked in slow streams makes the
-///   connection limit block the others;
+///   its own tuning) and, with a budget, ≥ `min(committed, parked + credit
+///   beyond the promises + estimate) / (1 − update_fraction)` (within an
+///   update threshold between window updates), so neither one stream nor
+///   data parked in slow streams makes the connection limit block the
+///   others, while promises streams have not used are backed only up to
+///   one estimated need;
 /// - windows grow only from bytes the application retired, and never past
 ///   the configured caps (the connection floor may pass
 ///   `max_connection_window` to cover credit already given; the budget
@@ -304,6 +307,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         if s.discarding {
             let all = s.fc.consumed();
             self.retire_to(s, all)?;
+        } else if new > 0 && self.config.budget.is_some() {
+            // Parked bytes raise the credit the connection covers.
+            self.cover_parked();
         }
         Ok(new)
     }
@@ -501,8 +507,20 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// connection window).
     pub fn connection_update(&mut self, now: Instant, rtt: Option<Rtt>) -> Option<u64> {
         self.arm_timer(now, rtt);
+        let budget = self.config.budget.is_some();
+        if budget {
+            // Bytes parked since the last cover: the limit written now
+            // covers them.
+            self.cover_stream(self.largest_window, Some(now));
+        }
         let update = self.conn.send_update(now, rtt, &self.tuner)?;
+        let tuned = update.change.is_some();
         self.push_change(update.change);
+        if tuned && budget {
+            // The tuned window raised the estimate, and with it the
+            // credit the connection covers.
+            self.cover_stream(self.largest_window, Some(now));
+        }
         Some(update.limit)
     }
 

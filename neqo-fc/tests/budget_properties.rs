@@ -750,7 +750,10 @@ impl World {
     }
 
     /// Connection window ≥ ⌈1.5 × largest open stream window⌉ and (with a
-    /// budget) ≥ ⌈committed / (1 − f)⌉.
+    /// budget) covers the credit it stands behind, `min(committed, bytes
+    /// parked unread + credit beyond the promises + estimate)`, over
+    /// `1 − f`: at once after every call but data arrival, and within an
+    /// update threshold (`f × window`) after data arrival.
     fn check_floor(&self, when: &dyn std::fmt::Debug) {
         if !self.checks.floor {
             return;
@@ -771,10 +774,17 @@ impl World {
             "after {when:?}: connection window {w} < ⌈1.5 × {largest}⌉ = {need}"
         );
         if c.budget.is_some() {
-            let need = lag_floor(self.rx.committed(), c.update_fraction).min(MAX_VARINT);
+            let covered = self.rx.committed().min(
+                self.rx
+                    .buffered()
+                    .saturating_add(self.excess())
+                    .saturating_add(self.rx.estimate()),
+            );
+            let need = lag_floor(covered, c.update_fraction).min(MAX_VARINT);
+            let slack = c.update_fraction.of(w);
             assert!(
-                w >= need,
-                "after {when:?}: connection window {w} < committed floor {need}"
+                w.saturating_add(slack) >= need,
+                "after {when:?}: connection window {w} (+ {slack}) < credit floor {need}"
             );
         }
     }

@@ -85,7 +85,11 @@ fn updates(
     r: Option<Rtt>,
 ) -> Vec<UpdateFrame> {
     fire_timer(rx, now, r);
-    assert_floor(rx, 0..16);
+    assert_floor_within(
+        rx,
+        0..16,
+        rx.config().update_fraction.of(rx.connection().window()),
+    );
     let mut out = Vec::new();
     while let Some(u) = rx.next_update(now, r) {
         assert_floor(rx, 0..16);
@@ -103,26 +107,61 @@ fn largest(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u
         .unwrap_or(0)
 }
 
-/// `⌈committed / (1 − f)⌉`: the connection window that covers the credit
-/// given to streams after the update lag.
-fn committed_floor(rx: &ConnectionReceiver<ExcessTuner>) -> u64 {
+/// `⌈credit / (1 − f)⌉`: the connection window that leaves `credit`
+/// available after the update lag.
+fn lag_floor(rx: &ConnectionReceiver<ExcessTuner>, credit: u64) -> u64 {
     let f = rx.config().update_fraction;
     let usable = u64::from(f.den() - f.num()).max(1);
-    (u128::from(rx.committed()) * u128::from(f.den()))
+    (u128::from(credit) * u128::from(f.den()))
         .div_ceil(u128::from(usable))
         .try_into()
         .unwrap()
 }
 
+/// [`lag_floor`] of all the credit given to streams.
+fn committed_floor(rx: &ConnectionReceiver<ExcessTuner>) -> u64 {
+    lag_floor(rx, rx.committed())
+}
+
+/// The credit the connection stands behind, recomputed: `min(committed,
+/// parked + credit beyond the promises + estimate)`, for streams opened
+/// with the default promise.
+fn covered(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
+    let beyond: u64 = ids
+        .filter_map(|i| {
+            rx.stream(sid(i))
+                .map(|s| s.credit().saturating_sub(INITIAL))
+        })
+        .sum();
+    rx.committed().min(rx.buffered() + beyond + rx.estimate())
+}
+
 /// The connection window is ≥ ⌈1.5 × largest stream window⌉ and, with a
-/// budget, ≥ the committed credit after the update lag.
+/// budget, ≥ the credit it covers after the update lag.
 fn assert_floor(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) {
+    assert_floor_within(rx, ids, 0);
+}
+
+/// As [`assert_floor`], the credit floor within `slack` bytes (data that
+/// arrived since the last update may raise it by up to an update
+/// threshold before the window follows).
+fn assert_floor_within(
+    rx: &ConnectionReceiver<ExcessTuner>,
+    ids: std::ops::Range<u64>,
+    slack: u64,
+) {
     let w = rx.connection().window();
-    let need = rx.config().connection_floor.of_ceil(largest(rx, ids));
+    let need = rx
+        .config()
+        .connection_floor
+        .of_ceil(largest(rx, ids.clone()));
     assert!(w >= need, "connection window {w} < ⌈1.5 × largest⌉ {need}");
     if rx.config().budget.is_some() {
-        let need = committed_floor(rx);
-        assert!(w >= need, "connection window {w} < committed floor {need}");
+        let need = lag_floor(rx, covered(rx, ids));
+        assert!(
+            w + slack >= need,
+            "connection window {w} (+ {slack}) < credit floor {need}"
+        );
     }
 }
 
@@ -759,6 +798,76 @@ fn next_update_sends_max_data_when_due() {
     assert_eq!(c.window(), committed_floor(&rx));
     assert!(!rx.update_pending());
     assert_eq!(rx.next_update(at(10), rtt(50)), None);
+}
+
+/// A thousand streams open at once, each with its 64 KiB promise (64 MB
+/// together): the connection window covers the seeds and one estimated
+/// need, not every promise, so the peer can use one need's worth of them
+/// at a time, as behind a peer stack's connection window.
+#[test]
+fn idle_promises_are_backed_up_to_one_need() {
+    let mut rx = receiver(Config {
+        max_streams_bidi: 1000,
+        ..Config::default()
+    });
+    for k in 0..1000 {
+        open(&mut rx, sid(k), at(0));
+    }
+    // Before any update: one estimate (1 MiB) over 3/4.
+    assert_eq!(rx.connection().window(), (4u64 << 20).div_ceil(3));
+    // The seeds go out: six streams at 512 KiB and a seventh at what is
+    // left use the growth budget (3 × the 1 MiB estimate), then MAX_DATA.
+    let sent = updates(&mut rx, at(0), rtt(50));
+    assert_eq!(sent.len(), 8, "{sent:?}");
+    let promised = 1000 * INITIAL;
+    assert_eq!(rx.committed(), promised + (3 << 20));
+    // The connection covers those seeds and one estimate, over 3/4:
+    // 16/3 MiB, against 1000 × 64 KiB × 4/3 = 83 MiB for every promise.
+    let w = rx.connection().window();
+    assert_eq!(w, lag_floor(&rx, covered(&rx, 0..1000)));
+    assert_eq!(w, (16u64 << 20).div_ceil(3));
+    assert!(w < committed_floor(&rx) / 10, "{w}");
+}
+
+/// Data that parks in streams whose application stopped reading raises
+/// the connection window byte for byte (within an update threshold), so
+/// the stream still reading keeps its room: fifty streams fill their
+/// credit (seeds or 64 KiB promises) as fast as MAX_DATA lets them,
+/// nothing is read, and after every round of updates the connection has
+/// room for all of the reading stream's credit.
+#[test]
+fn parked_bytes_keep_the_readers_room() {
+    let mut rx = receiver(Config {
+        max_streams_bidi: 100,
+        ..Config::default()
+    });
+    for k in 0..51 {
+        open(&mut rx, sid(k), at(0));
+    }
+    updates(&mut rx, at(0), rtt(50));
+    let reader = rx.stream(sid(0)).unwrap().credit();
+    assert_eq!(reader, 512 * KIB);
+    for round in 1..100 {
+        for k in 1..51 {
+            let (s, c) = (rx.stream(sid(k)).unwrap(), rx.connection());
+            let room = c.limit() - c.consumed();
+            let end = s.limit().min(s.consumed() + room);
+            rx.on_data(sid(k), end, false).unwrap();
+            // Within an update threshold of the floor after data arrives.
+            let w = rx.connection().window();
+            let slack = rx.config().update_fraction.of(w);
+            let need = lag_floor(&rx, covered(&rx, 0..51));
+            assert!(w + slack >= need, "{w} + {slack} < {need}");
+        }
+        updates(&mut rx, at(round), rtt(50));
+        let c = rx.connection();
+        let free = c.limit() - c.consumed();
+        assert!(free >= reader, "round {round}: {free} < {reader}");
+    }
+    // Every parked stream is full: the connection never held them back.
+    let full: u64 = (1..51).map(|k| rx.stream(sid(k)).unwrap().limit()).sum();
+    assert_eq!(rx.buffered(), full);
+    assert!(full >= 50 * INITIAL);
 }
 
 #[test]

@@ -266,27 +266,66 @@ impl<T: Tuner> ConnectionFlow<T> {
     }
 
     /// Keeps the connection window ≥ floor × the largest stream window
-    /// and — with a budget — ≥ the credit committed to streams (divided by
-    /// `1 − update_fraction`, for the update lag): the peer may fill every
-    /// stream it was given credit on, and data parked in a slow stream
-    /// must not use up the connection credit of the others. The budget,
-    /// not the connection window, then bounds memory.
+    /// and — with a budget — ≥ [`Self::covered_credit`] (divided by
+    /// `1 − update_fraction`, for the update lag): data parked in a slow
+    /// stream must not use up the connection credit of the others. The
+    /// budget, not the connection window, bounds the worst case then.
     pub(super) fn cover_stream(&mut self, stream_window: u64, now: Option<Instant>) {
         self.largest_window = self.largest_window.max(stream_window);
         let mut floor = self.config.connection_floor.of_ceil(self.largest_window);
         if self.config.budget.is_some() {
-            let f = self.config.update_fraction;
-            let usable = u64::from(f.den() - f.num()).max(1);
-            floor = floor.max(math::mul_div_ceil(
-                self.ledger.committed,
-                u64::from(f.den()),
-                usable,
-            ));
+            floor = floor.max(self.credit_floor());
         }
         let change = self
             .conn
             .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
+    }
+
+    /// The stream credit the connection window stands behind: all of it
+    /// (`committed`), except that the promises of streams that have not
+    /// used them are covered only up to one estimated need —
+    /// `min(committed, parked + credit beyond the promises + estimate)`,
+    /// where `parked` is what arrived and waits unread. A thousand
+    /// streams opened at once each hold their 64 KiB promise, 64 MB
+    /// together; the connection lets the peer use one need's worth of it
+    /// at a time, as a peer's connection window does, instead of all of
+    /// it (residential-cable, 1000 streams: a peak exposure of 67 MB
+    /// against 2–3 MB for `neqo` and `double`, now 5.9 MB, at the same
+    /// goodput). Data that parks raises it byte for byte, so streams that
+    /// stop reading never take the others' connection credit; the budget
+    /// bounds the total as before.
+    fn covered_credit(&self) -> u64 {
+        let grown = self
+            .conn
+            .unretired()
+            .saturating_add(self.ledger.beyond_initial)
+            .saturating_add(self.estimate);
+        self.ledger.committed.min(grown)
+    }
+
+    /// [`Self::covered_credit`] over `1 − update_fraction`: the connection
+    /// window that leaves it available between updates.
+    fn credit_floor(&self) -> u64 {
+        let f = self.config.update_fraction;
+        let usable = u64::from(f.den() - f.num()).max(1);
+        math::mul_div_ceil(self.covered_credit(), u64::from(f.den()), usable)
+    }
+
+    /// Data arrived (with a budget): once the bytes parked unread have
+    /// raised the credit floor by more than an update threshold above the
+    /// connection window, raise the window to it, so a MAX_DATA is due
+    /// before the streams still reading run short. The threshold keeps
+    /// this to one window change per `update_fraction` of the window.
+    pub(super) fn cover_parked(&mut self) {
+        let window = self.conn.window();
+        let floor = self.credit_floor();
+        if floor > window.saturating_add(self.config.update_fraction.of(window)) {
+            let change = self
+                .conn
+                .raise_window_at(floor, ChangeReason::ConnectionFloor, None);
+            self.push_change(change);
+        }
     }
 }
 
