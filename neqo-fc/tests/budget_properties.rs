@@ -20,10 +20,12 @@
 //!   frame `next_update` returns carries the subject's current limit;
 //! - `committed()` equals `Σ (limit − retired)` over the open streams;
 //! - stream windows stay ≤ the configured cap; the connection window only
-//!   passes its cap to cover a floor (1.5 × a stream window, or the
-//!   committed credit after the update lag);
+//!   passes its cap to cover a floor (1.5 × a stream window, or at most
+//!   the committed credit after the update lag);
 //! - after every `next_update` the connection window is ≥ ⌈1.5 × largest
-//!   open stream window⌉ and, with a budget, ≥ ⌈committed / (1 − f)⌉;
+//!   open stream window⌉ and, with a budget, ≥ ⌈min(committed, parked +
+//!   credit beyond the promises + estimate) / (1 − f)⌉, within an update
+//!   threshold while data that arrived since is not yet covered;
 //! - a failing call on an open stream changes nothing; a failing
 //!   `on_data` on a new stream opens it (and the lower-numbered streams of
 //!   its type: their ids were valid, RFC 9000 §3.2) but accounts nothing;

@@ -794,7 +794,8 @@ fn next_update_sends_max_data_when_due() {
     let c = rx.connection();
     assert_eq!(max_data, c.limit());
     assert_eq!(max_data, SEED + c.window());
-    // The window covers the credit now given to streams: 4/3 × committed.
+    // The window covers the credit now given to streams (one stream,
+    // within the estimate): 4/3 × committed.
     assert_eq!(c.window(), committed_floor(&rx));
     assert!(!rx.update_pending());
     assert_eq!(rx.next_update(at(10), rtt(50)), None);
@@ -1864,10 +1865,11 @@ fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
 
 #[test]
 fn connection_window_passes_the_tuner_cap_only_to_cover_committed_credit() {
-    // With a budget the connection window covers the credit committed to
-    // streams after the update lag, ⌈committed / (1 − ¼)⌉, even past the
-    // configured 48 MiB cap: the budget, not the connection window, bounds
-    // memory.
+    // With a budget the connection window covers the credit it stands
+    // behind after the update lag — here all that was committed to
+    // streams, ⌈committed / (1 − ¼)⌉, as every stream reads and holds
+    // credit beyond its promise — even past the configured 48 MiB cap:
+    // the budget, not the connection window, bounds memory.
     let rx = fast_readers(common::config_512k());
     let cap = rx.config().max_connection_window;
     assert_eq!(cap, 50_331_648);

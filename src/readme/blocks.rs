@@ -185,11 +185,13 @@ fn every_cell(runs: &Runs) -> String {
         [
             r.peak_stream_window_bytes,
             r.peak_total_credit_bytes,
+            r.peak_exposure_bytes,
             r.peak_recv_buffer_bytes,
         ]
     };
     let mut cells = 0;
     let mut more_memory = Vec::new();
+    let (mut more_exposure, mut more_without_exposure) = (0, 0);
     for ours in runs.matrix.iter().filter(|r| r.tuner == "default") {
         let (p, w) = (ours.profile.as_str(), ours.workload.as_str());
         let (Some(neqo), Some(double)) = (of(p, w, "neqo"), of(p, w, "double")) else {
@@ -197,9 +199,19 @@ fn every_cell(runs: &Runs) -> String {
         };
         cells += 1;
         let [o, n, d] = [ours, neqo, double].map(memory);
-        let larger = (0..3).any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01);
+        let larger = (0..o.len()).any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01);
         if larger {
             more_memory.push(format!("{p}/{w}"));
+        }
+        // By exposure alone, and by the three figures without it.
+        if o[2] as f64 > n[2].max(d[2]) as f64 * 1.01 {
+            more_exposure += 1;
+        }
+        if [0, 1, 3]
+            .into_iter()
+            .any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01)
+        {
+            more_without_exposure += 1;
         }
     }
     let behind = behind_cells(&runs.matrix, CELL_TIE);
@@ -219,7 +231,10 @@ fn every_cell(runs: &Runs) -> String {
     format!(
         "Over every cell of `compare` ({cells} profile × workload cells with all three), `default` is more \
          than 0.5 % behind the better of `neqo` and `double` in {} (worst: {}{}); its peak stream \
-         window, total credit or receive buffer passes both peers' by more than 1 % in {}: {}.\n",
+         window, total credit, exposure or receive buffer passes both peers' by more than 1 % in \
+         {}: {}. By exposure (the most the peer could make it buffer at once: the smaller of the \
+         credit summed over streams and MAX_DATA − bytes read) in {}; by the other three, which \
+         count a peer's stream credit past its connection window, in {}.\n",
         behind.len(),
         worst.join(", "),
         if behind.len() > worst.len() {
@@ -229,6 +244,8 @@ fn every_cell(runs: &Runs) -> String {
         },
         more_memory.len(),
         more_memory.join(", "),
+        more_exposure,
+        more_without_exposure,
     )
 }
 
@@ -421,10 +438,23 @@ fn many_100(runs: &Runs) -> Result<String, LabError> {
     ];
     let profiles = ["residential-cable", "gbit-50ms"];
     let table = pick(runs, "many-100", &profiles, &tuners)?;
+    let mut head = vec![("profile", Align::Left)];
+    head.extend(tuners.iter().map(|t| (*t, Align::Right)));
+    let mut exposure = Table::new(&head);
     let mut parts = Vec::new();
     for p in profiles {
         let ours = cell(runs, p, "many-100", "default")?;
+        let mut row = vec![p.to_owned()];
+        for t in tuners {
+            let r = cell(runs, p, "many-100", t)?;
+            #[allow(clippy::cast_precision_loss)]
+            row.push(format::ratio(
+                r.peak_exposure_bytes as f64 / r.bdp_bytes.max(1) as f64,
+            ));
+        }
+        exposure.push(row);
         let mut peers = Vec::new();
+        let mut exposed = Vec::new();
         for t in ["neqo", "double", "neqo+budget", "double+budget"] {
             let r = cell(runs, p, "many-100", t)?;
             #[allow(clippy::cast_precision_loss)]
@@ -433,17 +463,24 @@ fn many_100(runs: &Runs) -> Result<String, LabError> {
                 "{credit:.1}× less than `{t}` ({})",
                 format::rate(r.goodput_bps)
             ));
+            exposed.push(format!("`{t}` {}", format::bytes(r.peak_exposure_bytes)));
         }
         let last = peers.pop().unwrap_or_default();
         parts.push(format!(
-            "On {p}, `default` ({}) holds {} and {last}.",
+            "On {p}, `default` ({}) holds {} and {last}; by exposure {} against {}.",
             format::rate(ours.goodput_bps),
-            peers.join(", ")
+            peers.join(", "),
+            format::bytes(ours.peak_exposure_bytes),
+            exposed.join(", ")
         ));
     }
     Ok(format!(
-        "{}\nPeak credit over the 100 streams, goodput in brackets. {}\n",
+        "{}\nPeak exposure over the 100 streams (the most the peer could make the receiver \
+         buffer at once: the credit summed over streams within the connection's MAX_DATA − bytes \
+         read) as a multiple of the BDP:\n\n{}\nPeak credit over the 100 streams, goodput in \
+         brackets, then exposure. {}\n",
         table.markdown(),
+        exposure.markdown(),
         parts.join(" ")
     ))
 }
