@@ -110,6 +110,34 @@ fn packet_accounting(c: &mut Criterion) {
             black_box(sent)
         });
     });
+    // The same loop through `ConnectionFlow`, as neqo's integration calls
+    // it: the budget's books and the connection floor (re-covered as
+    // bytes park, before each MAX_DATA) on every packet, the rebalancing
+    // pass when its timer is due, window changes drained as a stack
+    // writes them to qlog.
+    g.bench_function("connection_flow_account_retire_and_update_1200B", |b| {
+        let mut flow = ConnectionFlow::new(ValidConfig::default());
+        let mut s = flow.open_stream(StreamId(0)).unwrap();
+        let rtt = Rtt::from_sample(Duration::from_millis(50));
+        let mut now = Instant::now();
+        let mut end = 0;
+        b.iter(|| {
+            end += PACKET;
+            now += Duration::from_nanos(9_600);
+            if flow.on_data(&mut s, end, false).is_err() || flow.retire_to(&mut s, end).is_err() {
+                return 0;
+            }
+            if flow.next_timeout().is_some_and(|t| t <= now) {
+                flow.on_timeout(now, rtt, |f| f(&mut s));
+            }
+            let mut sent = flow.stream_update(&mut s, now, rtt).unwrap_or(0);
+            if flow.connection_update_due() {
+                sent ^= flow.connection_update(now, rtt).unwrap_or(0);
+            }
+            black_box(flow.drain_changes().count());
+            black_box(sent)
+        });
+    });
     g.finish();
 }
 

@@ -86,6 +86,12 @@ pub struct ConnectionFlow<T = ExcessTuner> {
     /// shares of what was seen.
     measured: u64,
     pass: rebalance::PassState,
+    /// Bytes received and unread (the connection's `unretired`) past
+    /// which arriving data checks the credit floor again (with a budget).
+    /// Set at every cover, so that until data passes it the floor stays
+    /// within an update threshold of the connection window; one compare
+    /// per packet instead of the floor's arithmetic.
+    parked_mark: u64,
     changes: Vec<WindowChange>,
 }
 
@@ -108,6 +114,8 @@ impl<T: Tuner> ConnectionFlow<T> {
             estimate: config.initial_connection_window,
             measured: 0,
             pass: rebalance::PassState::default(),
+            // Without a budget the floor has no credit term: never check.
+            parked_mark: if config.budget.is_some() { 0 } else { u64::MAX },
             changes: Vec::new(),
             config,
             tuner,
@@ -307,7 +315,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         if s.discarding {
             let all = s.fc.consumed();
             self.retire_to(s, all)?;
-        } else if new > 0 && self.config.budget.is_some() {
+        } else if self.conn.unretired() > self.parked_mark {
             // Parked bytes raise the credit the connection covers.
             self.cover_parked();
         }

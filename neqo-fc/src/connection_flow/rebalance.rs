@@ -280,6 +280,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             .conn
             .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
+        self.set_parked_mark();
     }
 
     /// The stream credit the connection window stands behind: all of it
@@ -312,20 +313,30 @@ impl<T: Tuner> ConnectionFlow<T> {
         math::mul_div_ceil(self.covered_credit(), u64::from(f.den()), usable)
     }
 
-    /// Data arrived (with a budget): once the bytes parked unread have
-    /// raised the credit floor by more than an update threshold above the
-    /// connection window, raise the window to it, so a MAX_DATA is due
-    /// before the streams still reading run short. The threshold keeps
-    /// this to one window change per `update_fraction` of the window.
+    /// Data arrived past the parked mark: raise the connection window to
+    /// the credit floor the parked bytes raised, so a MAX_DATA is due
+    /// before the streams still reading run short, and set the next mark.
     pub(super) fn cover_parked(&mut self) {
-        let window = self.conn.window();
-        let floor = self.credit_floor();
-        if floor > window.saturating_add(self.config.update_fraction.of(window)) {
-            let change = self
-                .conn
-                .raise_window_at(floor, ChangeReason::ConnectionFloor, None);
-            self.push_change(change);
-        }
+        let change =
+            self.conn
+                .raise_window_at(self.credit_floor(), ChangeReason::ConnectionFloor, None);
+        self.push_change(change);
+        self.set_parked_mark();
+    }
+
+    /// With a budget, the next parked mark: the bytes unread now plus
+    /// `(1 − f) × f × window`, the most that may park before the credit
+    /// floor (which grows by `1 / (1 − f)` per parked byte) passes the
+    /// window by an update threshold. Without a budget, never.
+    fn set_parked_mark(&mut self) {
+        self.parked_mark = if self.config.budget.is_some() {
+            let f = self.config.update_fraction;
+            let usable = u64::from(f.den() - f.num());
+            let slack = math::mul_div(f.of(self.conn.window()), usable, u64::from(f.den()).max(1));
+            self.conn.unretired().saturating_add(slack)
+        } else {
+            u64::MAX
+        };
     }
 }
 
