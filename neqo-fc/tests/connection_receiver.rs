@@ -801,19 +801,27 @@ fn next_update_sends_max_data_when_due() {
     assert_eq!(rx.next_update(at(10), rtt(50)), None);
 }
 
+/// A receiver with the default configuration (up to `max_streams`
+/// bidirectional streams) where the peer's first `open_now` streams opened at
+/// once.
+fn default_with_open(max_streams: u64, open_now: u64) -> ConnectionReceiver<ExcessTuner> {
+    let mut rx = receiver(Config {
+        max_streams_bidi: max_streams,
+        ..Config::default()
+    });
+    for k in 0..open_now {
+        open(&mut rx, sid(k), at(0));
+    }
+    rx
+}
+
 /// A thousand streams open at once, each with its 64 KiB promise (64 MB
 /// together): the connection window covers the seeds and one estimated
 /// need, not every promise, so the peer can use one need's worth of them
 /// at a time, as behind a peer stack's connection window.
 #[test]
 fn idle_promises_are_backed_up_to_one_need() {
-    let mut rx = receiver(Config {
-        max_streams_bidi: 1000,
-        ..Config::default()
-    });
-    for k in 0..1000 {
-        open(&mut rx, sid(k), at(0));
-    }
+    let mut rx = default_with_open(1000, 1000);
     // Before any update: one estimate (1 MiB) over 3/4.
     assert_eq!(rx.connection().window(), (4u64 << 20).div_ceil(3));
     // The seeds go out: six streams at 512 KiB and a seventh at what is
@@ -838,13 +846,7 @@ fn idle_promises_are_backed_up_to_one_need() {
 /// room for all of the reading stream's credit.
 #[test]
 fn parked_bytes_keep_the_readers_room() {
-    let mut rx = receiver(Config {
-        max_streams_bidi: 100,
-        ..Config::default()
-    });
-    for k in 0..51 {
-        open(&mut rx, sid(k), at(0));
-    }
+    let mut rx = default_with_open(100, 51);
     updates(&mut rx, at(0), rtt(50));
     let reader = rx.stream(sid(0)).unwrap().credit();
     assert_eq!(reader, 512 * KIB);
