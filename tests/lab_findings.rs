@@ -18,7 +18,10 @@
 //!   than both, it is not behind. Which cells these are is computed from
 //!   the runs; an ignored test prints every cell's numbers and fails where
 //!   the plain claim (goodput ≥ the better peer's, with no more memory)
-//!   does not hold.
+//!   does not hold;
+//! - a lone stream's first window against the rate: on the means over an
+//!   RTT sweep at six rates, no first window from 512 KiB to 1.5 MiB is
+//!   within the tie of the better peer with no more memory at every rate.
 
 use std::sync::OnceLock;
 
@@ -376,5 +379,44 @@ fn default_against_peers_in_every_cell() {
         "{} of {} cells: {failing:?}",
         failing.len(),
         every_cell().len()
+    );
+}
+
+/// A lone stream's first window is chosen before the receiver can measure
+/// the rate, and no choice holds at every rate: on the means over nine
+/// RTTs (20–100 ms) of one `small-msgs` and one `large-msg` transfer at
+/// six rates, each first window from the shipped 512 KiB seed to 1.5 MiB is
+/// behind the better peer at some rate or holds more memory than both.
+/// The shipped seed trails on a fast path; the largest start holds more
+/// memory on a slow one.
+#[test]
+fn no_first_window_holds_at_every_rate() {
+    use fc_lab::compare::first_window::{self, SHIPPED_FIRST_WINDOW, of_window};
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let points = first_window::points(&run_all(&first_window::specs(), threads, &|_| {}));
+    for p in &points {
+        eprintln!(
+            "{:<10} {:>6.0} Mbit/s first {:>5} KiB: {:+5.1} % vs better peer, memory {:+5.1} % vs larger{}",
+            p.workload.name(),
+            p.rate_bps as f64 / MBIT,
+            p.first_window >> 10,
+            p.gap() * 100.0,
+            p.memory_excess() * 100.0,
+            if p.holds() { "" } else { "  FAILS" }
+        );
+        assert_eq!(p.incomplete, 0, "{p:?}");
+    }
+    assert!(
+        first_window::windows_that_hold_everywhere(&points).is_empty(),
+        "a first window holds everywhere: adopt it"
+    );
+    assert!(
+        of_window(&points, SHIPPED_FIRST_WINDOW).any(|p| p.behind() && p.rate_bps >= 500_000_000),
+        "the shipped seed no longer trails on a fast path"
+    );
+    let largest = 3 << 19;
+    assert!(
+        of_window(&points, largest).any(|p| p.more_memory() && p.rate_bps <= 200_000_000),
+        "the largest start no longer holds more memory on a slow path"
     );
 }

@@ -11,6 +11,7 @@
 //! - [`summary`]: report.md's profile × tuner matrices;
 //! - [`findings`]: who wins each scenario, by how much, at what memory;
 //! - [`spread`]: the cells where `default` trails, again at nearby RTTs;
+//! - [`first_window`]: a lone stream's first window against the rate;
 //! - [`colours`]: one colour per strategy in every chart;
 //! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
 //!   [`write_report`]).
@@ -22,6 +23,7 @@
 
 pub mod colours;
 pub mod findings;
+pub mod first_window;
 pub mod matrix;
 pub mod memory;
 pub mod report_dir;
