@@ -79,6 +79,10 @@ pub struct RunReport {
     pub stall: Option<String>,
     /// Initial stream window advertised.
     pub initial_stream_window_bytes: u64,
+    /// Initial connection window advertised (`initial_max_data`; absent
+    /// from reports written before it was recorded).
+    #[serde(default)]
+    pub initial_conn_window_bytes: u64,
     /// Largest stream receive window at the client.
     pub peak_stream_window_bytes: u64,
     /// Largest connection receive window at the client.
@@ -230,6 +234,7 @@ impl RunReport {
         r.update_fraction = scenario.fc.update_fraction.as_f64();
         r.memory_budget = scenario.fc.budget.is_some();
         r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
+        r.initial_conn_window_bytes = scenario.fc.initial_connection_window;
         r
     }
 
@@ -268,6 +273,7 @@ impl RunReport {
             memory_budget: spec.tuner.budget,
             stall: spec.workload.stall.as_ref().map(crate::stall::stall_name),
             initial_stream_window_bytes: 0,
+            initial_conn_window_bytes: 0,
             peak_stream_window_bytes: 0,
             peak_conn_window_bytes: 0,
             peak_recv_buffer_bytes: 0,

@@ -365,6 +365,10 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
             "error: --initial-window: expected a positive size",
         ),
         (
+            &["run", "--initial-connection-window", "0"],
+            "error: --initial-connection-window: expected a positive size",
+        ),
+        (
             &["run", "--overhead", "1MB"],
             "error: --overhead: expected a byte count in 0..=65535",
         ),
@@ -428,6 +432,18 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
                 "1MiB",
             ],
             "error: --initial-window: not accepted with --tuner unlimited",
+        ),
+        (
+            &[
+                "run",
+                "--profile",
+                "gbit-lan",
+                "--tuner",
+                "unlimited",
+                "--initial-connection-window",
+                "1MiB",
+            ],
+            "error: --initial-connection-window: not accepted with --tuner unlimited",
         ),
         (
             &["frobnicate"],
@@ -502,6 +518,7 @@ fn help_explains_every_flag_with_units() {
         "--update-fraction",
         "--reader-rate",
         "--initial-window",
+        "--initial-connection-window",
         "--cc",
         "--seed",
         "--verify",

@@ -479,6 +479,12 @@ pub struct TransportArgs {
     /// Overrides the tuner's.
     #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
     pub initial_window: Option<u64>,
+    /// Initial connection receive window in bytes (the transport
+    /// parameter initial_max_data; for default also what new streams are
+    /// seeded from). Overrides the tuner's and the one --initial-window
+    /// implies.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
+    pub initial_connection_window: Option<u64>,
     /// Congestion control at the sender.
     #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
     pub cc: CcArg,
@@ -593,6 +599,7 @@ impl TransportArgs {
         Overrides {
             update_fraction: self.update_fraction,
             initial_window: self.initial_window,
+            initial_connection_window: self.initial_connection_window,
         }
     }
 }

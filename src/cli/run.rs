@@ -29,11 +29,21 @@ use crate::{
 
 pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
     let spec = a.spec()?;
-    if spec.tuner.base == TunerSpec::Unlimited && a.transport.initial_window.is_some() {
-        return Err(LabError::flag(
-            "--initial-window",
-            "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
-        ));
+    if spec.tuner.base == TunerSpec::Unlimited {
+        for (flag, given) in [
+            ("--initial-window", a.transport.initial_window.is_some()),
+            (
+                "--initial-connection-window",
+                a.transport.initial_connection_window.is_some(),
+            ),
+        ] {
+            if given {
+                return Err(LabError::flag(
+                    flag,
+                    "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
+                ));
+            }
+        }
     }
     // Everything that can be refused is refused before the run.
     if let Some(dir) = &a.qlog {
@@ -215,10 +225,11 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
         (
             "tuner",
             format!(
-                "{} (update at {} of the window, initial stream window {}, {})",
+                "{} (update at {} of the window, initial stream window {}, connection {}, {})",
                 r.tuner,
                 r.update_fraction,
                 format::bytes(r.initial_stream_window_bytes),
+                format::bytes(r.initial_conn_window_bytes),
                 r.cc
             ),
         ),

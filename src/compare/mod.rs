@@ -11,7 +11,7 @@
 //! - [`summary`]: report.md's profile × tuner matrices;
 //! - [`findings`]: who wins each scenario, by how much, at what memory;
 //! - [`spread`]: the cells where `default` trails, again at nearby RTTs;
-//! - [`first_window`]: a lone stream's first window against the rate;
+//! - [`blind_start`]: the credit given before the rate is known, against it;
 //! - [`colours`]: one colour per strategy in every chart;
 //! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
 //!   [`write_report`]).
@@ -23,7 +23,7 @@
 
 pub mod colours;
 pub mod findings;
-pub mod first_window;
+pub mod blind_start;
 pub mod matrix;
 pub mod memory;
 pub mod report_dir;

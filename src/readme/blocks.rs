@@ -815,8 +815,8 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
     b.insert("rtt-spread".to_owned(), rtt_spread(runs));
     b.insert("rtt-spread-all".to_owned(), rtt_spread_all(runs));
     b.insert(
-        "first-window".to_owned(),
-        super::first_window::first_window(runs)?,
+        "blind-start".to_owned(),
+        super::blind_start::blind_start(runs)?,
     );
     b.insert("lab-claims".to_owned(), lab_claims(runs)?);
     b.insert("timer-reader".to_owned(), timer_reader(runs)?);

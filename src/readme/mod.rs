@@ -8,12 +8,12 @@
 //!   named runs, the fault sweep);
 //! - [`blocks`]: the text of each block;
 //! - [`real_short`]: the short transfers in real neqo, one block;
-//! - [`first_window`]: a lone stream's first window against the rate, one
-//!   block;
+//! - [`blind_start`]: the credit given before the rate is known, against
+//!   it, one block;
 //! - [`markers`]: finding and replacing the blocks in the file.
 
+pub mod blind_start;
 pub mod blocks;
-pub mod first_window;
 pub mod markers;
 pub mod real_short;
 pub mod runs;

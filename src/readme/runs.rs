@@ -11,7 +11,7 @@ use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
 use crate::{
     calibrate::{Calibration, RECORDED_PATH, RealResults, SHORT_TRANSFERS, calibrate},
     compare::{
-        Matrix, first_window, median_of_seeds, run_all,
+        Matrix, blind_start, median_of_seeds, run_all,
         spread::{CELL_TIE, Spread, behind_cells, cell_gaps, spread_specs, spreads},
     },
     error::LabError,
@@ -49,9 +49,9 @@ pub struct Runs {
     /// Every deterministic cell of the matrix at the same RTTs (the cells
     /// of `spread` among them).
     pub spread_all: Vec<Spread>,
-    /// A lone stream's first window against the path's rate, on the means
-    /// over an RTT sweep ([`first_window`]).
-    pub first_window: Vec<first_window::Point>,
+    /// The credit given before the rate is known against the path's
+    /// rate, on the means over an RTT sweep ([`blind_start`]).
+    pub blind_start: Vec<blind_start::Point>,
     /// Seeds per cell on random paths.
     pub random_seeds: u64,
     /// The named runs, by name (see [`named_specs`]).
@@ -197,9 +197,9 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         })
         .cloned()
         .collect();
-    // A lone stream's first window at six rates and nine RTTs (also off
-    // the progress bar).
-    let first_window = first_window::points(&run_all(&first_window::specs(), threads, &|_| {}));
+    // The blind start at eight rates and nine RTTs (also off the progress
+    // bar).
+    let blind_start = blind_start::points(&run_all(&blind_start::specs(), threads, &|_| {}));
     let named: BTreeMap<String, RunReport> = named
         .into_iter()
         .map(|(n, _)| n)
@@ -267,7 +267,7 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         matrix: folded,
         spread,
         spread_all,
-        first_window,
+        blind_start,
         random_seeds: matrix.random_seeds,
         named,
         no_headroom,

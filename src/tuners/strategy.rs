@@ -44,6 +44,11 @@ pub struct Overrides {
     pub update_fraction: Option<Fraction>,
     /// `--initial-window`: the initial stream window (for `fixed`, its size).
     pub initial_window: Option<u64>,
+    /// `--initial-connection-window`: the initial connection window
+    /// (`initial_max_data`; for `default` also the estimate new streams
+    /// are seeded from). Applied after `initial_window`, so it wins over
+    /// the connection window that one implies.
+    pub initial_connection_window: Option<u64>,
 }
 
 /// A strategy ready to run: the tuner and the flow-control settings both
@@ -187,6 +192,11 @@ impl TunerSpec {
                         "--initial-window does not apply to the unlimited tuner",
                     ));
                 }
+                if overrides.initial_connection_window.is_some() {
+                    return Err(ConfigError(
+                        "--initial-connection-window does not apply to the unlimited tuner",
+                    ));
+                }
                 let mut config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
                 // Every stream the run opens may hold its window at once.
                 config.max_streams_bidi = config.max_streams_bidi.max(streams);
@@ -209,6 +219,13 @@ impl TunerSpec {
             config.max_connection_window = config
                 .max_connection_window
                 .max(config.initial_connection_window);
+        }
+        if let Some(c) = overrides.initial_connection_window {
+            if c > MAX_VARINT {
+                return Err(ConfigError("--initial-connection-window must be below 2^62"));
+            }
+            config.initial_connection_window = c;
+            config.max_connection_window = config.max_connection_window.max(c);
         }
         finish(tuner, config)
     }
@@ -363,14 +380,14 @@ mod tests {
     fn overrides_apply() {
         let o = Overrides {
             update_fraction: Some(Fraction::ONE),
-            initial_window: None,
+            ..Overrides::default()
         };
         let f = TunerSpec::Fixed(256 << 10).build(&o, 1).unwrap().config;
         assert_eq!(f.update_fraction, Fraction::ONE);
 
         let o = Overrides {
-            update_fraction: None,
             initial_window: Some(64 << 20),
+            ..Overrides::default()
         };
         let d = TunerSpec::Default.build(&o, 1).unwrap();
         assert_eq!(d.config.initial_stream_window, 64 << 20);
@@ -383,9 +400,38 @@ mod tests {
 
         assert!(TunerSpec::Unlimited.build(&o, 1).is_err());
         let too_big = Overrides {
-            update_fraction: None,
             initial_window: Some(1 << 62),
+            ..Overrides::default()
         };
         assert!(TunerSpec::Neqo.build(&too_big, 1).is_err());
+
+        // The connection window on its own, and over the one
+        // --initial-window implies; above the tuner's cap, the cap follows.
+        let conn = Overrides {
+            initial_connection_window: Some(256 << 10),
+            ..Overrides::default()
+        };
+        let d = TunerSpec::Default.build(&conn, 1).unwrap().config;
+        assert_eq!(d.initial_connection_window, 256 << 10);
+        assert_eq!(d.initial_stream_window, 64 << 10);
+        let both = Overrides {
+            initial_window: Some(1 << 20),
+            initial_connection_window: Some(512 << 10),
+            ..Overrides::default()
+        };
+        let n = TunerSpec::Neqo.build(&both, 1).unwrap().config;
+        assert_eq!(n.initial_connection_window, 512 << 10);
+        let huge = Overrides {
+            initial_connection_window: Some(1 << 40),
+            ..Overrides::default()
+        };
+        let d = TunerSpec::Double.build(&huge, 1).unwrap().config;
+        assert_eq!(d.max_connection_window, 1 << 40);
+        assert!(TunerSpec::Unlimited.build(&conn, 1).is_err());
+        let too_big = Overrides {
+            initial_connection_window: Some(1 << 62),
+            ..Overrides::default()
+        };
+        assert!(TunerSpec::Default.build(&too_big, 1).is_err());
     }
 }
