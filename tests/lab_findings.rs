@@ -421,13 +421,17 @@ fn no_blind_start_holds_at_every_rate() {
     let fast = |p: &&blind_start::Point| p.rate_bps >= 500_000_000;
     let slow = |p: &&blind_start::Point| p.rate_bps <= 200_000_000;
     assert!(
-        of_value(&points, 0, small[0]).filter(fast).any(|p| p.behind()),
+        of_value(&points, 0, small[0])
+            .filter(fast)
+            .any(|p| p.behind()),
         "the shipped seed no longer trails on a fast path"
     );
     assert!(
         [(0, small[3]), (1, large[3])]
             .into_iter()
-            .any(|(s, v)| of_value(&points, s, v).filter(slow).any(|p| p.more_memory())),
+            .any(|(s, v)| of_value(&points, s, v)
+                .filter(slow)
+                .any(|p| p.more_memory())),
         "the largest first window no longer holds more memory on a slow path"
     );
     assert!(
@@ -435,7 +439,9 @@ fn no_blind_start_holds_at_every_rate() {
         "the smallest connection start no longer trails"
     );
     assert!(
-        of_value(&points, 2, ten[3]).filter(slow).any(|p| p.more_memory()),
+        of_value(&points, 2, ten[3])
+            .filter(slow)
+            .any(|p| p.more_memory()),
         "the largest connection start no longer holds more memory on a slow path"
     );
 }

@@ -21,9 +21,9 @@
 //! output is identical whatever the thread count (every run is
 //! deterministic on its own).
 
+pub mod blind_start;
 pub mod colours;
 pub mod findings;
-pub mod blind_start;
 pub mod matrix;
 pub mod memory;
 pub mod report_dir;

@@ -222,7 +222,9 @@ impl TunerSpec {
         }
         if let Some(c) = overrides.initial_connection_window {
             if c > MAX_VARINT {
-                return Err(ConfigError("--initial-connection-window must be below 2^62"));
+                return Err(ConfigError(
+                    "--initial-connection-window must be below 2^62",
+                ));
             }
             config.initial_connection_window = c;
             config.max_connection_window = config.max_connection_window.max(c);
