@@ -322,6 +322,18 @@ impl RunReport {
         over_bdp(self.peak_total_credit_bytes, self.bdp_bytes)
     }
 
+    /// The four peak-memory figures #15's claim compares, in this order:
+    /// stream window, total credit, exposure, receive buffer (bytes).
+    #[must_use]
+    pub const fn memory_figures(&self) -> [u64; 4] {
+        [
+            self.peak_stream_window_bytes,
+            self.peak_total_credit_bytes,
+            self.peak_exposure_bytes,
+            self.peak_recv_buffer_bytes,
+        ]
+    }
+
     /// Peak memory budget as a multiple of the BDP (0 without a budget).
     #[must_use]
     #[allow(clippy::cast_precision_loss)]

@@ -181,12 +181,7 @@ struct Cell {
 /// credit, exposure (total credit as far as the connection window lets
 /// the peer use it) and receive buffer.
 fn memory(r: &RunReport) -> [u64; 4] {
-    [
-        r.peak_stream_window_bytes,
-        r.peak_total_credit_bytes,
-        r.peak_exposure_bytes,
-        r.peak_recv_buffer_bytes,
-    ]
+    r.memory_figures()
 }
 
 impl Cell {

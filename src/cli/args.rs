@@ -595,6 +595,21 @@ impl TransportArgs {
     }
 
     /// The configuration overrides these flags ask for.
+    /// The first window flag given (`--initial-window`,
+    /// `--initial-connection-window`), for the tuners they cannot apply
+    /// to.
+    pub(super) fn window_flag_given(&self) -> Option<&'static str> {
+        [
+            ("--initial-window", self.initial_window.is_some()),
+            (
+                "--initial-connection-window",
+                self.initial_connection_window.is_some(),
+            ),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
+
     pub(super) fn overrides(&self) -> Overrides {
         Overrides {
             update_fraction: self.update_fraction,

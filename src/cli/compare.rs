@@ -26,21 +26,15 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
     matrix.cc = a.transport.cc.into();
     matrix.overrides = a.transport.overrides();
     matrix.transport = a.transport.transport();
-    for (flag, given) in [
-        ("--initial-window", a.transport.initial_window.is_some()),
-        (
-            "--initial-connection-window",
-            a.transport.initial_connection_window.is_some(),
-        ),
-    ] {
-        if given && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited) {
-            return Err(LabError::flag(
-                flag,
-                format!(
-                    "not accepted with the unlimited tuner; pick tuners with --tuner ({TUNER_EXPECTED})"
-                ),
-            ));
-        }
+    if let Some(flag) = a.transport.window_flag_given()
+        && matrix.tuners().any(|t| t.base == TunerSpec::Unlimited)
+    {
+        return Err(LabError::flag(
+            flag,
+            format!(
+                "not accepted with the unlimited tuner; pick tuners with --tuner ({TUNER_EXPECTED})"
+            ),
+        ));
     }
     let out = a.out_dir();
     compare::prepare_report_dir(&out)?;

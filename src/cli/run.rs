@@ -29,21 +29,13 @@ use crate::{
 
 pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
     let spec = a.spec()?;
-    if spec.tuner.base == TunerSpec::Unlimited {
-        for (flag, given) in [
-            ("--initial-window", a.transport.initial_window.is_some()),
-            (
-                "--initial-connection-window",
-                a.transport.initial_connection_window.is_some(),
-            ),
-        ] {
-            if given {
-                return Err(LabError::flag(
-                    flag,
-                    "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
-                ));
-            }
-        }
+    if let Some(flag) = a.transport.window_flag_given()
+        && spec.tuner.base == TunerSpec::Unlimited
+    {
+        return Err(LabError::flag(
+            flag,
+            "not accepted with --tuner unlimited (its windows are 2^62 - 1)",
+        ));
     }
     // Everything that can be refused is refused before the run.
     if let Some(dir) = &a.qlog {

@@ -184,17 +184,6 @@ pub fn specs() -> Vec<RunSpec> {
     specs
 }
 
-/// The four memory figures of a run, bytes.
-fn memory(r: &RunReport) -> [f64; 4] {
-    [
-        r.peak_stream_window_bytes,
-        r.peak_total_credit_bytes,
-        r.peak_exposure_bytes,
-        r.peak_recv_buffer_bytes,
-    ]
-    .map(|b| b as f64)
-}
-
 /// Mean goodput and mean memory figures of runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Means {
@@ -211,8 +200,8 @@ impl Means {
         for r in runs {
             n += 1.0;
             goodput += r.goodput_bps;
-            for (m, v) in memory.iter_mut().zip(self::memory(r)) {
-                *m += v;
+            for (m, v) in memory.iter_mut().zip(r.memory_figures()) {
+                *m += v as f64;
             }
         }
         let n = f64::max(n, 1.0);

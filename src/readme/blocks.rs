@@ -181,14 +181,6 @@ fn every_cell(runs: &Runs) -> String {
             .iter()
             .find(|r| r.profile == p && r.workload == w && r.tuner == t)
     };
-    let memory = |r: &RunReport| {
-        [
-            r.peak_stream_window_bytes,
-            r.peak_total_credit_bytes,
-            r.peak_exposure_bytes,
-            r.peak_recv_buffer_bytes,
-        ]
-    };
     let mut cells = 0;
     let mut more_memory = Vec::new();
     let (mut more_exposure, mut more_without_exposure) = (0, 0);
@@ -198,7 +190,7 @@ fn every_cell(runs: &Runs) -> String {
             continue;
         };
         cells += 1;
-        let [o, n, d] = [ours, neqo, double].map(memory);
+        let [o, n, d] = [ours, neqo, double].map(RunReport::memory_figures);
         let larger = (0..o.len()).any(|i| o[i] as f64 > n[i].max(d[i]) as f64 * 1.01);
         if larger {
             more_memory.push(format!("{p}/{w}"));
