@@ -59,6 +59,9 @@ pub const RTTS_MS: [u64; 9] = [20, 30, 40, 50, 60, 70, 80, 90, 100];
 /// Memory tie: a figure more than 1 % above both peers' is more memory.
 pub const MEMORY_TIE: f64 = 0.01;
 
+/// Values per sweep.
+pub const VALUES: usize = 4;
+
 /// Which setting a sweep varies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Knob {
@@ -100,7 +103,7 @@ pub struct Sweep {
     /// What is varied.
     pub knob: Knob,
     /// The values, bytes; `None` is the shipped setting.
-    pub values: [Option<u64>; 4],
+    pub values: [Option<u64>; VALUES],
     /// What the shipped setting amounts to, bytes (the lone stream's
     /// 512 KiB seed; the 1 MiB connection start).
     pub shipped: u64,
@@ -109,7 +112,7 @@ pub struct Sweep {
 impl Sweep {
     /// The values in bytes, the shipped one included.
     #[must_use]
-    pub fn bytes(&self) -> [u64; 4] {
+    pub fn bytes(&self) -> [u64; VALUES] {
         self.values.map(|v| v.unwrap_or(self.shipped))
     }
 }
@@ -139,13 +142,13 @@ pub const SWEEPS: [Sweep; 3] = [
 
 /// A lone stream's first windows: the shipped 512 KiB seed, 768 KiB,
 /// 1 MiB (the peers' promise) and 1.5 MiB.
-const FIRST_WINDOWS: [Option<u64>; 4] = [None, Some(768 << 10), Some(1 << 20), Some(3 << 19)];
+const FIRST_WINDOWS: [Option<u64>; VALUES] = [None, Some(768 << 10), Some(1 << 20), Some(3 << 19)];
 
 /// The peers, in the order of each point's runs.
 const PEERS: [TunerSpec; 2] = [TunerSpec::Neqo, TunerSpec::Double];
 
 /// Runs per (sweep, rate, RTT): the two peers, then ours at each value.
-const ARMS: usize = PEERS.len() + 4;
+const ARMS: usize = PEERS.len() + VALUES;
 
 /// A path of `rate_bps` at `rtt_ms` with a 1-BDP queue and the default
 /// link overhead, otherwise as `gbit-50ms`.
@@ -252,12 +255,16 @@ impl Point {
     /// figure, minus one (> [`MEMORY_TIE`]: more memory).
     #[must_use]
     pub fn memory_excess(&self) -> f64 {
-        (0..4)
-            .map(|i| {
-                let peer = self.peers[0].memory[i].max(self.peers[1].memory[i]);
+        let [neqo, double] = self.peers.map(|p| p.memory);
+        self.ours
+            .memory
+            .iter()
+            .zip(neqo.iter().zip(&double))
+            .map(|(&ours, (&n, &d))| {
+                let peer = n.max(d);
                 if peer > 0.0 {
-                    self.ours.memory[i] / peer - 1.0
-                } else if self.ours.memory[i] > 0.0 {
+                    ours / peer - 1.0
+                } else if ours > 0.0 {
                     f64::INFINITY
                 } else {
                     0.0
