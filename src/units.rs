@@ -244,7 +244,7 @@ impl QueueSpec {
     #[must_use]
     pub fn bytes(self, bdp_bytes: u64, rate_bps: u64) -> u64 {
         match self {
-            Self::BdpPpm(ppm) => neqo_fc::math::mul_div(bdp_bytes, ppm, 1_000_000),
+            Self::BdpPpm(ppm) => mul_div(bdp_bytes, ppm, 1_000_000),
             Self::Bytes(b) => b,
             Self::Drain(d) => neqo_fc_sim::net::bdp_bytes(rate_bps, d),
         }
@@ -358,6 +358,19 @@ pub fn parse_count(s: &str) -> Result<u64, UnitError> {
         return Err(err(COUNT_EXPECTED, s));
     }
     t.parse().map_err(|_| err(COUNT_EXPECTED, s))
+}
+
+/// `⌊a × b / c⌋` (a zero `c` taken as 1), saturating at `u64::MAX`.
+#[must_use]
+pub fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    let q = u128::from(a) * u128::from(b) / u128::from(c.max(1));
+    u64::try_from(q).unwrap_or(u64::MAX)
+}
+
+/// A duration in nanoseconds, saturating at `u64::MAX`.
+#[must_use]
+pub fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

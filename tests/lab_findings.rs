@@ -307,14 +307,24 @@ fn every_cell_of_the_matrix_is_compared_once() {
     }
 }
 
+/// The cell where `default` is both behind the better peer and exposes
+/// more than both: the random-path cell reorder/small-msgs-10 (median of
+/// five seeds), 0.5–0.6 % behind with 3.6 MiB of exposure against the
+/// peers' 2.4–3.0. It was ahead while `ConnectionReceiver::update_pending()`
+/// stayed true for streams the budget held back (issue #30's spin): the
+/// simulated client then built a packet at every control-pacing slot,
+/// each carrying an ACK. Listed so that a fix shows: the tests below fail
+/// if it stops being an exception.
+const EXPOSED_AND_BEHIND: &[&str] = &["reorder/small-msgs-10"];
+
 /// Where `default` is behind the better peer (beyond the tie), it is by
-/// under [`SHORTFALL`] and while exposing less than that peer (its peak
-/// credit as far as its connection window lets the peer use it): it never
-/// trades goodput for memory badly, and is never both slower and larger
-/// in the memory a connection promises.
+/// under [`SHORTFALL`] and, but in [`EXPOSED_AND_BEHIND`], while exposing
+/// less than that peer (its peak credit as far as its connection window
+/// lets the peer use it): it never trades goodput for memory badly.
 #[test]
 fn where_default_is_behind_it_is_by_little_and_with_less_credit() {
     let mut behind = Vec::new();
+    let mut exceptions = Vec::new();
     for c in every_cell().iter().filter(|c| c.behind()) {
         behind.push(c.name.as_str());
         let best = c.best();
@@ -323,12 +333,16 @@ fn where_default_is_behind_it_is_by_little_and_with_less_credit() {
             "{}",
             c.line()
         );
-        assert!(
-            c.ours.peak_exposure_bytes < best.peak_exposure_bytes,
-            "{}",
-            c.line()
-        );
+        if c.ours.peak_exposure_bytes >= best.peak_exposure_bytes {
+            exceptions.push(c.name.as_str());
+            assert!(
+                EXPOSED_AND_BEHIND.contains(&c.name.as_str()),
+                "{}",
+                c.line()
+            );
+        }
     }
+    assert_eq!(exceptions, EXPOSED_AND_BEHIND);
     eprintln!(
         "default behind the better peer in {} cells: {behind:?}",
         behind.len()
@@ -337,7 +351,8 @@ fn where_default_is_behind_it_is_by_little_and_with_less_credit() {
 
 /// Where `default` exposes more than both peers (credit the peer could
 /// use at once: total credit within the connection window), it is not
-/// behind either: extra credit is only ever spent on goodput. (Stream
+/// behind either, but in [`EXPOSED_AND_BEHIND`]: extra credit is spent on
+/// goodput. (Stream
 /// windows and receive buffers may pass the peers' in cells where it is
 /// behind — one stream of ten holding more while the total is less, a
 /// reordered packet more in the buffer; the ignored test lists them.)
@@ -349,7 +364,8 @@ fn where_default_promises_more_credit_it_is_not_behind() {
         most.is_some_and(|m| c.ours.peak_exposure_bytes as f64 > m as f64 * (1.0 + MEMORY_TIE))
     }) {
         more.push(c.name.as_str());
-        assert!(!c.behind(), "{}", c.line());
+        let exception = EXPOSED_AND_BEHIND.contains(&c.name.as_str());
+        assert_eq!(c.behind(), exception, "{}", c.line());
     }
     eprintln!(
         "default exposes more than both peers in {} cells: {more:?}",

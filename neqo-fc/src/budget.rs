@@ -60,10 +60,12 @@ impl Budget {
 
 /// The credit a connection has given its streams, as the budget counts it.
 ///
-/// Invariants (exact `u64` arithmetic, no overflow: at most
-/// [`crate::Config::max_open_streams`] streams are open, each with credit
-/// and initial limit ≤ `max_stream_window`, and [`crate::Config::validate`]
-/// bounds that product by 2^62 − 1):
+/// Invariants while every stream passed in was opened by this connection
+/// and is closed once (at most [`crate::Config::max_open_streams`] are
+/// open, each with credit and initial limit ≤ `max_stream_window`, and
+/// [`crate::Config::validate`] bounds that product by 2^62 − 1, so the
+/// sums are exact). A stream from another connection, or a clone closed
+/// twice, makes the books wrong but never panics: every step saturates.
 /// - `promised = Σ initial limit` over open streams: what the transport
 ///   parameters promised them;
 /// - `committed = Σ credit` over open streams;
@@ -80,25 +82,31 @@ pub(crate) struct Ledger {
 impl Ledger {
     /// A stream opened with credit `credit` (its initial limit, `initial`).
     pub(crate) fn open(&mut self, credit: u64, initial: u64) {
-        self.open += 1;
-        self.promised += initial;
-        self.committed += credit;
-        self.beyond_initial += credit.saturating_sub(initial);
+        self.open = self.open.saturating_add(1);
+        self.promised = self.promised.saturating_add(initial);
+        self.committed = self.committed.saturating_add(credit);
+        self.beyond_initial = self
+            .beyond_initial
+            .saturating_add(credit.saturating_sub(initial));
     }
 
     /// A stream's credit went from `before` to `after` (a read, a grant).
     pub(crate) fn change(&mut self, before: u64, after: u64, initial: u64) {
-        self.committed = self.committed - before + after;
-        self.beyond_initial =
-            self.beyond_initial - before.saturating_sub(initial) + after.saturating_sub(initial);
+        self.committed = self.committed.saturating_sub(before).saturating_add(after);
+        self.beyond_initial = self
+            .beyond_initial
+            .saturating_sub(before.saturating_sub(initial))
+            .saturating_add(after.saturating_sub(initial));
     }
 
     /// A stream holding `credit` closed.
     pub(crate) fn close(&mut self, credit: u64, initial: u64) {
-        self.open -= 1;
-        self.promised -= initial;
-        self.committed -= credit;
-        self.beyond_initial -= credit.saturating_sub(initial);
+        self.open = self.open.saturating_sub(1);
+        self.promised = self.promised.saturating_sub(initial);
+        self.committed = self.committed.saturating_sub(credit);
+        self.beyond_initial = self
+            .beyond_initial
+            .saturating_sub(credit.saturating_sub(initial));
     }
 }
 

@@ -2,6 +2,7 @@
 //! (qlog, `log`).
 
 use std::{
+    collections::{VecDeque, vec_deque},
     fmt,
     time::{Duration, Instant},
 };
@@ -54,27 +55,79 @@ pub struct WindowChange {
     pub new: u64,
     /// Why.
     pub reason: ChangeReason,
-    /// The RTT the tuner used (zero where none applies).
-    pub rtt: Duration,
-    /// Time since the previous tuning step (zero where none applies).
-    pub elapsed: Duration,
+    /// The RTT the tuner divided by; `None` unless a tuning step made the
+    /// change ([`ChangeReason::AutoTune`], or [`ChangeReason::Budget`]
+    /// when the budget cut a tuning step's growth).
+    pub rtt: Option<Duration>,
+    /// The interval the tuning step judged; `None` where `rtt` is.
+    pub elapsed: Option<Duration>,
     /// The caller's time when the change happened, if the call that made
     /// it was given one (opening a stream, or a window set by the stack,
     /// takes no time: stamp those when you drain them).
     pub now: Option<Instant>,
 }
 
+impl WindowChange {
+    /// `self` followed at once by `then` on the same subject, as one
+    /// change: from `self.old` to `then.new`, for `then`'s reason, with
+    /// `self`'s tuning inputs. `None` if the two cancel out.
+    #[must_use]
+    pub(crate) fn then(self, then: Self) -> Option<Self> {
+        (self.old != then.new).then_some(Self {
+            new: then.new,
+            reason: then.reason,
+            rtt: self.rtt.or(then.rtt),
+            elapsed: self.elapsed.or(then.elapsed),
+            ..self
+        })
+    }
+}
+
 impl fmt::Display for WindowChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} window {} -> {} ({}; rtt {:?}, elapsed {:?})",
+            "{} window {} -> {} ({}",
             self.subject,
             self.old,
             self.new,
             self.reason.as_str(),
-            self.rtt,
-            self.elapsed
-        )
+        )?;
+        if let (Some(rtt), Some(elapsed)) = (self.rtt, self.elapsed) {
+            write!(f, "; rtt {rtt:?}, elapsed {elapsed:?}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// The most window changes a connection keeps for
+/// [`crate::ConnectionFlow::drain_changes`]; past it the oldest are
+/// dropped (and counted), so memory stays bounded when the stack never
+/// drains them.
+pub const MAX_PENDING_CHANGES: usize = 1024;
+
+/// Window changes not yet drained: at most [`MAX_PENDING_CHANGES`], the
+/// oldest dropped first.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChangeLog {
+    pending: VecDeque<WindowChange>,
+    dropped: u64,
+}
+
+impl ChangeLog {
+    pub(crate) fn push(&mut self, change: WindowChange) {
+        if self.pending.len() >= MAX_PENDING_CHANGES {
+            self.pending.pop_front();
+            self.dropped = self.dropped.saturating_add(1);
+        }
+        self.pending.push_back(change);
+    }
+
+    pub(crate) fn drain(&mut self) -> vec_deque::Drain<'_, WindowChange> {
+        self.pending.drain(..)
+    }
+
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
     }
 }

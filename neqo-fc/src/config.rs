@@ -22,10 +22,9 @@ pub struct Config {
     /// parameters. Default 64 KiB (neqo: 1 MiB): every stream the peer may
     /// open holds this much credit from the start, so it sets the memory a
     /// connection promises before anyone reads. A stream's window is
-    /// seeded above it at once (the first at 512 KiB, ½ of the 1 MiB
-    /// connection start, within the budget), so the small promise costs a
-    /// transfer little while many streams still open cheaply (README,
-    /// "Initial stream window").
+    /// seeded above it at once (from the connection's estimate, within the
+    /// budget), so a small promise costs a transfer little while many
+    /// streams still open cheaply.
     pub initial_stream_window: u64,
     /// `initial_max_data` we advertise, and the connection's estimated
     /// need before any data flowed: the first seeds are fractions of it,
@@ -44,9 +43,8 @@ pub struct Config {
     pub update_fraction: Fraction,
     /// New streams start at `max(initial_stream_window, seed × connection
     /// estimate)`, within the budget; `None` disables seeding. Default ½:
-    /// the first stream starts at 512 KiB, half the peers' 1 MiB, which
-    /// left `default` behind the better peer in 12 cells of `compare`
-    /// instead of 35 with ¼ of 512 KiB (README, "Initial stream window").
+    /// the first stream starts at 512 KiB, half the 1 MiB initial window
+    /// neqo and quiche give every stream.
     pub seed_fraction: Option<Fraction>,
     /// The connection window is kept ≥ this × the largest stream window.
     /// Default 3/2 (quiche, quic-go). Zero turns the floor off, for a
@@ -218,11 +216,16 @@ impl Config {
     /// maximum stream window (never below the initial window).
     #[must_use]
     pub fn seed_window(&self, connection_estimate: u64) -> u64 {
-        let seeded = self
-            .seed_fraction
+        self.seed_for(connection_estimate, self.initial_stream_window)
+    }
+
+    /// The seed rule itself, for a stream whose limit starts at `initial`:
+    /// `max(initial, min(seed × estimate, max_stream_window))`.
+    pub(crate) fn seed_for(&self, connection_estimate: u64, initial: u64) -> u64 {
+        self.seed_fraction
             .map_or(0, |s| s.of(connection_estimate))
-            .min(self.max_stream_window);
-        seeded.max(self.initial_stream_window)
+            .min(self.max_stream_window)
+            .max(initial)
     }
 }
 

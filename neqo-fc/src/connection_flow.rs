@@ -14,14 +14,13 @@ pub use stream::StreamReceiver;
 /// The least credit a stream update answering a *_BLOCKED carries while
 /// the path holds a standing queue (16 KiB, about eleven 1,500-byte
 /// datagrams): each answer costs the peer a packet that its credit ends
-/// short and a new *_BLOCKED (78 bytes of link time per answer, measured
-/// on `fc-lab`'s bufferbloat path), so a smaller one costs more than the
-/// half percent `fc-lab compare` counts as a tie.
+/// short and a new *_BLOCKED, and the queue keeps the link busy until a
+/// larger answer arrives at the update threshold.
 pub const MIN_BLOCKED_ANSWER: u64 = 16 << 10;
 
 use crate::{
     ChangeReason, Connection, Error, ExcessTuner, MAX_VARINT, ReceiverFlowControl, Res, Rtt,
-    StreamId, Subject, Tuner, ValidConfig, WindowChange, budget::Ledger,
+    StreamId, Subject, Tuner, ValidConfig, WindowChange, budget::Ledger, change::ChangeLog,
 };
 
 /// The receive side of one connection, minus the ownership of its streams.
@@ -55,8 +54,8 @@ use crate::{
 /// runs on a timer — once per smoothed RTT, a quarter RTT early when a
 /// stream reports *_BLOCKED at a stale share: the stack arms it from
 /// [`ConnectionFlow::next_timeout`] and calls
-/// [`ConnectionFlow::on_timeout`] when it fires (see
-/// `connection_flow/rebalance.rs` for what the pass does).
+/// [`ConnectionFlow::on_timeout`] when it fires (its docs say what the
+/// pass does).
 ///
 /// Every window change, whichever call made it, is kept for
 /// [`ConnectionFlow::drain_changes`] (reasons: auto-tune, seed, connection
@@ -92,7 +91,20 @@ pub struct ConnectionFlow<T = ExcessTuner> {
     /// within an update threshold of the connection window; one compare
     /// per packet instead of the floor's arithmetic.
     parked_mark: u64,
-    changes: Vec<WindowChange>,
+    changes: ChangeLog,
+}
+
+/// Why [`ConnectionFlow::stream_update`] wrote no frame for a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// No update is due.
+    NotDue,
+    /// The budget has too little room: the update goes once the growth
+    /// room reaches this many bytes (or the stream itself changes).
+    Room(u64),
+    /// The stream's share, or the *_BLOCKED answer rule: it goes once the
+    /// stream changes or a rebalancing pass runs.
+    Policy,
 }
 
 impl ConnectionFlow<ExcessTuner> {
@@ -116,7 +128,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             pass: rebalance::PassState::default(),
             // Without a budget the floor has no credit term: never check.
             parked_mark: if config.budget.is_some() { 0 } else { u64::MAX },
-            changes: Vec::new(),
+            changes: ChangeLog::default(),
             config,
             tuner,
         }
@@ -170,7 +182,12 @@ impl<T: Tuner> ConnectionFlow<T> {
             .saturating_sub(self.ledger.beyond_initial)
     }
 
-    /// The connection's estimated need in bytes (see the type's fields).
+    /// The connection's estimated need in bytes: the largest of the
+    /// initial connection window, `connection_floor ×` any stream window
+    /// a tuning step asked for, any tuned connection window, and
+    /// `connection_floor ×` the bytes both received and read in one RTT.
+    /// Never decreases; seeds are fractions of it and the growth budget a
+    /// multiple.
     pub fn estimate(&self) -> u64 {
         self.estimate
     }
@@ -187,9 +204,16 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.conn.unretired()
     }
 
-    /// Takes the window changes recorded since the last call.
-    pub fn drain_changes(&mut self) -> std::vec::Drain<'_, WindowChange> {
-        self.changes.drain(..)
+    /// Takes the window changes recorded since the last call (at most
+    /// [`crate::MAX_PENDING_CHANGES`]: older ones were dropped).
+    pub fn drain_changes(&mut self) -> std::collections::vec_deque::Drain<'_, WindowChange> {
+        self.changes.drain()
+    }
+
+    /// Window changes dropped, over the connection's life, because more
+    /// than [`crate::MAX_PENDING_CHANGES`] were waiting to be drained.
+    pub fn dropped_changes(&self) -> u64 {
+        self.changes.dropped()
     }
 
     /// A need seen (a window granted, a rate measured): the estimate and
@@ -201,18 +225,23 @@ impl<T: Tuner> ConnectionFlow<T> {
 
     fn push_change(&mut self, change: Option<WindowChange>) {
         if let Some(c) = change {
-            match (c.subject, c.reason) {
-                (Subject::Stream(_), _) => {
-                    self.largest_window = self.largest_window.max(c.new);
-                    let need = self.config.connection_floor.of_ceil(c.new);
-                    self.note_need(need);
-                }
-                (Subject::Connection, ChangeReason::AutoTune) => {
-                    self.note_need(c.new);
-                }
-                (Subject::Connection, _) => {}
-            }
+            self.note_window(&c);
             self.changes.push(c);
+        }
+    }
+
+    /// What a window change tells about the connection's need.
+    fn note_window(&mut self, c: &WindowChange) {
+        match (c.subject, c.reason) {
+            (Subject::Stream(_), _) => {
+                self.largest_window = self.largest_window.max(c.new);
+                let need = self.config.connection_floor.of_ceil(c.new);
+                self.note_need(need);
+            }
+            (Subject::Connection, ChangeReason::AutoTune) => {
+                self.note_need(c.new);
+            }
+            (Subject::Connection, _) => {}
         }
     }
 
@@ -268,12 +297,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         } else {
             self.conn.window()
         };
-        let wanted = self
-            .config
-            .seed_fraction
-            .map_or(0, |f| f.of(basis))
-            .min(self.config.max_stream_window)
-            .max(initial_limit);
+        let wanted = self.config.seed_for(basis, initial_limit);
         let seed = wanted.min(initial_limit.saturating_add(self.room()));
         let change = fc.raise_window(seed, ChangeReason::Seed);
         let seed = fc.window();
@@ -413,9 +437,19 @@ impl<T: Tuner> ConnectionFlow<T> {
         now: Instant,
         rtt: Option<Rtt>,
     ) -> Option<u64> {
+        self.stream_update_or_hold(s, now, rtt).ok()
+    }
+
+    /// As [`ConnectionFlow::stream_update`], saying why no frame goes out.
+    pub(crate) fn stream_update_or_hold(
+        &mut self,
+        s: &mut StreamReceiver,
+        now: Instant,
+        rtt: Option<Rtt>,
+    ) -> Result<u64, Hold> {
         self.arm_timer(now, rtt);
         if !s.fc.update_due() {
-            return None;
+            return Err(Hold::NotDue);
         }
         let initial = s.initial;
         let old = s.fc.limit();
@@ -447,37 +481,52 @@ impl<T: Tuner> ConnectionFlow<T> {
         // credit goes to streams whose application is retiring data. The
         // step is bounded by the initial window's, so a window raised by
         // rebalancing cannot price its stream out of small extensions.
+        // A stream whose application read all it received while its peer
+        // used all its credit is waiting on us alone: its reader cannot
+        // look active again until it gets credit, so it is never held back
+        // for being idle (the room that frees goes to it as to a reader).
         let step = (s.fc.update_fraction().of(s.fc.window()).min(initial) / 8).max(1);
-        let starved = room < wanted.min(step) || (room < wanted && !s.recently_active(now, rtt));
-        if starved && !s.fc.resend_pending() {
-            return None;
+        let waiting_on_us = s.fc.unretired() == 0 && s.fc.consumed() >= old;
+        let needed = if waiting_on_us || s.recently_active(now, rtt) {
+            wanted.min(step)
+        } else {
+            wanted
+        };
+        if room < needed && !s.fc.resend_pending() {
+            // Growth room that would let it through (its own read-through
+            // promise is counted in `room` already).
+            let own = room - self.room();
+            return Err(Hold::Room(needed - own));
         }
         // An answer to a *_BLOCKED, before the update threshold, that
         // would carry less than [`MIN_BLOCKED_ANSWER`] while the path
         // holds a standing queue: wait for the threshold. The queue keeps
         // the link busy longer than the answer takes to arrive, so it
         // gains nothing, and each one costs the peer a short packet and
-        // another *_BLOCKED (ten streams held at 100 KiB shares behind a
-        // 6 MiB queue: 5,899 *_BLOCKED, updates of 4.3 KB, 1.0 % of the
-        // goodput). Windows of 512 KiB and more answer with at least that
-        // anyway (an eighth of the threshold), so one stream at its seed
-        // never waits here.
+        // another *_BLOCKED. Windows of 512 KiB and more answer with at
+        // least that anyway (an eighth of the threshold), so one stream at
+        // its seed never waits here.
         if !s.fc.threshold_reached()
             && !s.fc.resend_pending()
             && rtt.is_some_and(|r| r.standing_queue())
             && cap.saturating_sub(old).min(wanted) < MIN_BLOCKED_ANSWER
         {
-            return None;
+            return Err(Hold::Policy);
         }
-        let update = s.fc.send_update_capped(now, rtt, &self.tuner, cap)?;
+        let update =
+            s.fc.send_update_capped(now, rtt, &self.tuner, cap)
+                .ok_or(Hold::Policy)?;
         self.ledger.change(credit_before, s.fc.credit(), s.initial);
         s.share_since = if update.limit == share_cap {
             s.share_since.or(Some(update.limit))
         } else {
             None
         };
-        let mut changes = [update.change, None];
-        // The budget cut the window: report it as it now is.
+        let mut change = update.change;
+        // The budget cut the window: report it as it now is, as one
+        // change with the tuning step's inputs. The need the step saw still
+        // counts toward the estimate; the connection floor covers only the
+        // window in force.
         let granted = s.fc.credit();
         if granted < s.fc.window() && update.limit == cap {
             if s.fc.consumed() == 0 {
@@ -485,13 +534,24 @@ impl<T: Tuner> ConnectionFlow<T> {
                 // rest of its seed as room frees.
                 s.owed_seed = s.owed_seed.max(s.fc.window());
             }
-            changes[1] = s.fc.set_window_at(granted, ChangeReason::Budget, Some(now));
+            let cut = s.fc.set_window_at(granted, ChangeReason::Budget, Some(now));
+            change = match (change, cut) {
+                (Some(tuned), Some(cut)) => {
+                    self.note_need(self.config.connection_floor.of_ceil(tuned.new));
+                    tuned.then(cut)
+                }
+                (tuned, cut) => cut.or(tuned),
+            };
         }
-        for c in changes {
-            self.push_change(c);
-        }
+        self.push_change(change);
         self.cover_stream(s.fc.window(), Some(now));
-        Some(update.limit)
+        Ok(update.limit)
+    }
+
+    /// The growth budget left now (`u64::MAX` without a budget): a stream
+    /// held with [`Hold::Room`] goes through once this reaches its need.
+    pub(crate) fn growth_room(&self) -> u64 {
+        self.room()
     }
 
     /// The stack's application set stream `s`'s window (e.g. neqo's

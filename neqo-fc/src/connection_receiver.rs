@@ -4,14 +4,27 @@
 //! rather not keep the controllers inside their own stream objects.
 
 use std::{
-    collections::{BTreeMap, VecDeque},
+    collections::{BTreeMap, BTreeSet, VecDeque},
     time::Instant,
 };
 
 use crate::{
     Connection, ConnectionFlow, Direction, Error, ExcessTuner, ReceiverFlowControl, Res, Role, Rtt,
-    StreamId, StreamReceiver, Tuner, ValidConfig, WindowChange, stream_limits::RemoteStreamLimit,
+    StreamId, StreamReceiver, Tuner, ValidConfig, WindowChange, connection_flow::Hold,
+    stream_limits::RemoteStreamLimit,
 };
+
+/// The most streams of each type a [`ConnectionReceiver`] holds at once:
+/// it keeps a few hundred bytes per open stream, and a peer's frame on its
+/// highest allowed stream opens every lower one (RFC 9000 §3.2), so a
+/// larger `max_streams_bidi` / `max_streams_uni` is lowered to this.
+/// Advertise [`ConnectionReceiver::max_streams`].
+pub const MAX_OWNED_STREAMS: u64 = 1 << 16;
+
+/// The most closed streams whose final size a [`ConnectionReceiver`]
+/// remembers, to answer a changed one with FINAL_SIZE_ERROR (RFC 9000
+/// §4.5); frames for streams closed before those are ignored.
+const REMEMBERED_FINAL_SIZES: usize = 1024;
 
 /// One MAX_* frame to write now (or that was lost or acknowledged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,11 +59,23 @@ impl UpdateFrame {
     }
 }
 
+/// Where a stream stands in the update queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Queue {
+    /// No update due (as far as known).
+    Idle,
+    /// In `due`: try it at the next `next_update`.
+    Due,
+    /// In `held` with this need: the budget or the stream's share held its
+    /// update back; it is tried again when the growth room reaches the
+    /// need, when the stream changes, or after a rebalancing pass.
+    Held(u64),
+}
+
 #[derive(Clone, Debug)]
 struct Entry {
     rx: StreamReceiver,
-    /// In the `due` queue.
-    queued: bool,
+    queue: Queue,
     /// The stack closed it before its final size was known: data is
     /// released as it arrives, and the stream is forgotten once the final
     /// size comes.
@@ -70,21 +95,36 @@ struct Entry {
 ///   bidirectional and was opened with
 ///   [`ConnectionReceiver::open_local_stream`]; data on any other stream
 ///   of ours is STREAM_STATE_ERROR;
+/// - opening one of our streams opens every lower-numbered one of its
+///   type (§3.2);
 /// - frames for a closed stream are ignored (their bytes were counted when
-///   the final size became known) and never reopen it;
+///   the final size became known) and never reopen it, except that a
+///   final size that differs from the one known for one of the last 1,024
+///   streams closed is FINAL_SIZE_ERROR (§4.5);
 /// - a stream closed before its final size is known stays counted until
 ///   the final size arrives, its data released as it comes.
 ///
 /// Per packet: feed it the frames received, call
 /// [`ConnectionReceiver::next_update`] while building a packet, and arm a
 /// timer for [`ConnectionReceiver::next_timeout`]
-/// (→ [`ConnectionReceiver::on_timeout`]).
+/// (→ [`ConnectionReceiver::on_timeout`]). Per call the work is
+/// logarithmic in the open streams (the rebalancing pass visits each), and
+/// [`ConnectionReceiver::update_pending`] is false whenever
+/// [`ConnectionReceiver::next_update`] would return nothing.
 #[derive(Debug)]
 pub struct ConnectionReceiver<T = ExcessTuner> {
     flow: ConnectionFlow<T>,
     role: Role,
     streams: BTreeMap<StreamId, Entry>,
+    /// Streams to try for an update, in order; may also hold streams
+    /// forgotten since (skipped, and compacted away).
     due: VecDeque<StreamId>,
+    /// Entries of `streams` in [`Queue::Due`].
+    due_count: usize,
+    /// Streams held back, by the growth room they need.
+    held: BTreeSet<(u64, StreamId)>,
+    /// Final sizes of the streams closed last, oldest first.
+    closed: VecDeque<(StreamId, u64)>,
     /// Limits on the peer's bidirectional and unidirectional streams.
     remote: [RemoteStreamLimit; 2],
     /// One past the highest index of our own bidirectional streams opened.
@@ -115,13 +155,22 @@ impl<T: Tuner> ConnectionReceiver<T> {
     pub fn with_tuner(role: Role, config: ValidConfig, tuner: T) -> Self {
         Self {
             remote: [
-                RemoteStreamLimit::new(Direction::Bidi, config.max_streams_bidi),
-                RemoteStreamLimit::new(Direction::Uni, config.max_streams_uni),
+                RemoteStreamLimit::new(
+                    Direction::Bidi,
+                    config.max_streams_bidi.min(MAX_OWNED_STREAMS),
+                ),
+                RemoteStreamLimit::new(
+                    Direction::Uni,
+                    config.max_streams_uni.min(MAX_OWNED_STREAMS),
+                ),
             ],
             flow: ConnectionFlow::with_tuner(config, tuner),
             role,
             streams: BTreeMap::new(),
             due: VecDeque::new(),
+            due_count: 0,
+            held: BTreeSet::new(),
+            closed: VecDeque::new(),
             local_next: 0,
             local_open: 0,
         }
@@ -169,7 +218,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
     }
 
     /// The MAX_STREAMS value in force for the peer's streams of
-    /// `direction`.
+    /// `direction` (before any stream closed: the `initial_max_streams_*`
+    /// to advertise, the configured value up to [`MAX_OWNED_STREAMS`]).
     pub fn max_streams(&self, direction: Direction) -> u64 {
         self.remote[slot(direction)].advertised()
     }
@@ -199,21 +249,24 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.flow.buffered()
     }
 
-    /// Takes the window changes recorded since the last call.
-    pub fn drain_changes(&mut self) -> std::vec::Drain<'_, WindowChange> {
+    /// Takes the window changes recorded since the last call (see
+    /// [`ConnectionFlow::drain_changes`]).
+    pub fn drain_changes(&mut self) -> std::collections::vec_deque::Drain<'_, WindowChange> {
         self.flow.drain_changes()
     }
 
     /// Opens the receive side of a bidirectional stream this endpoint
-    /// initiates (call when the stack opens it). Opening one that is open
-    /// already does nothing.
+    /// initiates (call when the stack opens it), and of every
+    /// lower-numbered one not opened yet (RFC 9000 §3.2). Opening one that
+    /// is open already does nothing.
     ///
     /// # Errors
     /// [`Error::StreamState`] for a stream the peer initiates, one of our
     /// unidirectional streams, or one of ours already closed;
-    /// [`Error::StreamLimit`] with `max_streams_bidi` of our own open
-    /// already (the receive sides of our streams are bounded like the
-    /// peer's, so they never take a slot the peer may use).
+    /// [`Error::StreamLimit`] when that would make more than
+    /// `max_streams_bidi` of our own open at once (the receive sides of
+    /// our streams are bounded like the peer's, so they never take a slot
+    /// the peer may use). Nothing is opened then.
     pub fn open_local_stream(&mut self, id: StreamId) -> Res<()> {
         if id.initiator() != self.role || id.direction() != Direction::Bidi {
             return Err(Error::StreamState(id));
@@ -224,13 +277,16 @@ impl<T: Tuner> ConnectionReceiver<T> {
         if id.index() < self.local_next {
             return Err(Error::StreamState(id));
         }
-        let limit = self.flow.config().max_streams_bidi;
-        if self.local_open >= limit {
+        let limit = self.flow.config().max_streams_bidi.min(MAX_OWNED_STREAMS);
+        let opening = id.index() - self.local_next + 1;
+        if self.local_open.saturating_add(opening) > limit {
             return Err(Error::StreamLimit { id, limit });
         }
-        self.insert(id)?;
-        self.local_next = id.index() + 1;
-        self.local_open += 1;
+        for index in self.local_next..=id.index() {
+            self.insert(StreamId::new(self.role, Direction::Bidi, index))?;
+            self.local_next = index + 1;
+            self.local_open += 1;
+        }
         Ok(())
     }
 
@@ -240,7 +296,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             id,
             Entry {
                 rx,
-                queued: false,
+                queue: Queue::Idle,
                 closing: false,
             },
         );
@@ -280,6 +336,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// then (peer streams below a valid `id` stay opened).
     pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool) -> Res<u64> {
         if !self.receiving(id)? {
+            self.check_closed(id, end, fin)?;
             return Ok(0);
         }
         let Some(e) = self.streams.get_mut(&id) else {
@@ -300,6 +357,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// As [`ConnectionReceiver::on_data`] with FIN.
     pub fn reset_received(&mut self, id: StreamId, final_size: u64) -> Res<u64> {
         if !self.receiving(id)? {
+            self.check_closed(id, final_size, true)?;
             return Ok(0);
         }
         let Some(e) = self.streams.get_mut(&id) else {
@@ -355,12 +413,46 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
+    /// A frame for closed stream `id` reached `end`: within the final size
+    /// known, and with FIN only at it (RFC 9000 §4.5), if it is one of the
+    /// streams whose final size is remembered.
+    fn check_closed(&self, id: StreamId, end: u64, fin: bool) -> Res<()> {
+        if let Some(&(_, known)) = self.closed.iter().find(|(c, _)| *c == id)
+            && (end > known || (fin && end != known))
+        {
+            return Err(Error::FinalSize {
+                known,
+                received: end,
+            });
+        }
+        Ok(())
+    }
+
     fn forget(&mut self, id: StreamId) {
         let Some(e) = self.streams.remove(&id) else {
             return;
         };
-        if e.queued {
-            self.due.retain(|d| *d != id);
+        match e.queue {
+            // Left in `due`, skipped there, and compacted away once such
+            // entries outnumber the live ones (amortized constant work).
+            Queue::Due => {
+                self.due_count -= 1;
+                if self.due.len() > 2 * self.due_count + 64 {
+                    let streams = &self.streams;
+                    self.due
+                        .retain(|d| streams.get(d).is_some_and(|e| e.queue == Queue::Due));
+                }
+            }
+            Queue::Held(need) => {
+                self.held.remove(&(need, id));
+            }
+            Queue::Idle => {}
+        }
+        if let Some(size) = e.rx.fc().final_size() {
+            if self.closed.len() >= REMEMBERED_FINAL_SIZES {
+                self.closed.pop_front();
+            }
+            self.closed.push_back((id, size));
         }
         self.flow.close_stream(e.rx);
         if id.initiator() == self.role {
@@ -377,18 +469,26 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.flow.data_blocked_received(limit)
     }
 
-    /// The peer sent STREAM_DATA_BLOCKED for `id` at `limit`. Constant
-    /// work per frame; streams not open are ignored. Returns whether the
+    /// The peer sent STREAM_DATA_BLOCKED for `id` at `limit`. Like a
+    /// STREAM frame it opens the peer's new streams up to `id` (RFC 9000
+    /// §3.2); frames for closed streams are ignored. Returns whether the
     /// frame was recorded.
-    pub fn stream_data_blocked_received(&mut self, id: StreamId, limit: u64) -> bool {
+    ///
+    /// # Errors
+    /// [`Error::StreamState`] for a stream we only send on (§19.13) or one
+    /// of ours not opened yet, [`Error::StreamLimit`] beyond MAX_STREAMS.
+    pub fn stream_data_blocked_received(&mut self, id: StreamId, limit: u64) -> Res<bool> {
+        if !self.receiving(id)? {
+            return Ok(false);
+        }
         let Some(e) = self.streams.get_mut(&id) else {
-            return false;
+            return Ok(false);
         };
         let honoured = self.flow.stream_blocked_received(&mut e.rx, limit);
         if honoured {
             self.enqueue_if_due(id);
         }
-        honoured
+        Ok(honoured)
     }
 
     /// The peer sent STREAMS_BLOCKED for `direction` at `limit`. Returns
@@ -429,19 +529,50 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
+    /// Queues stream `id` if an update may be due: a held stream changed,
+    /// so it is tried again.
     fn enqueue_if_due(&mut self, id: StreamId) {
-        if let Some(e) = self.streams.get_mut(&id)
-            && !e.queued
-            && e.rx.update_due()
-        {
-            e.queued = true;
-            self.due.push_back(id);
+        let Some(e) = self.streams.get_mut(&id) else {
+            return;
+        };
+        match e.queue {
+            Queue::Due => return,
+            Queue::Idle if !e.rx.update_due() => return,
+            Queue::Held(need) => {
+                self.held.remove(&(need, id));
+            }
+            Queue::Idle => {}
+        }
+        e.queue = Queue::Due;
+        self.due.push_back(id);
+        self.due_count += 1;
+    }
+
+    /// Moves the held streams whose need the growth room now covers back
+    /// to `due`.
+    fn wake_held(&mut self) {
+        let room = self.flow.growth_room();
+        while let Some(&(need, id)) = self.held.first() {
+            if need > room {
+                break;
+            }
+            self.held.pop_first();
+            if let Some(e) = self.streams.get_mut(&id) {
+                e.queue = Queue::Due;
+                self.due.push_back(id);
+                self.due_count += 1;
+            }
         }
     }
 
-    /// True when [`ConnectionReceiver::next_update`] may return a frame.
+    /// True when [`ConnectionReceiver::next_update`] would return a frame
+    /// (or try a stream whose update the budget may still hold back once).
     pub fn update_pending(&self) -> bool {
-        !self.due.is_empty()
+        self.due_count > 0
+            || self
+                .held
+                .first()
+                .is_some_and(|&(need, _)| need <= self.flow.growth_room())
             || self.flow.connection_update_due()
             || self.remote.iter().any(RemoteStreamLimit::update_due)
     }
@@ -449,27 +580,40 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// The next MAX_STREAM_DATA / MAX_STREAMS / MAX_DATA to write, if any;
     /// call in a loop while building a packet. Tuning, the connection
     /// floor and budget caps happen here; `rtt` is `None` before the
-    /// stack's first RTT sample.
+    /// stack's first RTT sample. A stream the budget holds back is not
+    /// tried again until the room it needs frees, it changes, or a
+    /// rebalancing pass runs.
     pub fn next_update(&mut self, now: Instant, rtt: Option<Rtt>) -> Option<UpdateFrame> {
-        let mut skipped = 0;
+        self.wake_held();
         while let Some(id) = self.due.pop_front() {
             let Some(e) = self.streams.get_mut(&id) else {
                 continue;
             };
-            e.queued = false;
-            if let Some(limit) = self.flow.stream_update(&mut e.rx, now, rtt) {
-                return Some(UpdateFrame::MaxStreamData { id, limit });
+            if e.queue != Queue::Due {
+                continue;
             }
-            if e.rx.update_due() {
-                // Held back by the budget: try the others first.
-                e.queued = true;
-                self.due.push_back(id);
-                skipped += 1;
-                if skipped >= self.due.len() {
-                    break;
+            self.due_count -= 1;
+            match self.flow.stream_update_or_hold(&mut e.rx, now, rtt) {
+                Ok(limit) => {
+                    e.queue = Queue::Idle;
+                    // A lost frame re-sent at its old limit may leave
+                    // another update due.
+                    self.enqueue_if_due(id);
+                    return Some(UpdateFrame::MaxStreamData { id, limit });
+                }
+                Err(Hold::NotDue) => e.queue = Queue::Idle,
+                Err(Hold::Room(need)) => {
+                    e.queue = Queue::Held(need);
+                    self.held.insert((need, id));
+                }
+                Err(Hold::Policy) => {
+                    e.queue = Queue::Held(u64::MAX);
+                    self.held.insert((u64::MAX, id));
                 }
             }
         }
+        // Only forgotten streams were left: start afresh.
+        self.due.clear();
         for l in &mut self.remote {
             if let Some(limit) = l.send_update() {
                 return Some(UpdateFrame::MaxStreams {
@@ -499,10 +643,16 @@ impl<T: Tuner> ConnectionReceiver<T> {
             streams.values_mut().for_each(|e| visit(&mut e.rx));
         });
         if ran {
+            // The pass moved shares and windows: every held stream, and
+            // every stream whose window it raised, is tried again.
+            self.held.clear();
             for (id, e) in &mut self.streams {
-                if !e.queued && e.rx.update_due() {
-                    e.queued = true;
+                if matches!(e.queue, Queue::Held(_))
+                    || (e.queue == Queue::Idle && e.rx.update_due())
+                {
+                    e.queue = Queue::Due;
                     self.due.push_back(*id);
+                    self.due_count += 1;
                 }
             }
         }

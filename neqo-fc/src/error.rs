@@ -93,9 +93,11 @@ impl fmt::Display for Error {
                 write!(f, "FINAL_SIZE_ERROR: known {known}, peer sent {received}")
             }
             Self::ValueTooLarge(v) => write!(f, "FRAME_ENCODING_ERROR: {v} is not below 2^62"),
-            Self::StreamLimit { id, limit } => {
-                write!(f, "STREAM_LIMIT_ERROR: {id} is beyond the limit of {limit}")
-            }
+            Self::StreamLimit { id, limit } => write!(
+                f,
+                "STREAM_LIMIT_ERROR: {id} (index {} of its type) is beyond the limit of {limit} streams",
+                id.index()
+            ),
             Self::StreamState(id) => write!(f, "STREAM_STATE_ERROR: {id} cannot receive"),
             Self::InitialLimitAboveMax { limit, max } => write!(
                 f,

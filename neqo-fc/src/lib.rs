@@ -98,8 +98,8 @@
 //! ```
 //!
 //! [`ReceiverFlowControl`] is the per-subject building block underneath,
-//! usable on its own (the README's embedding guide has an example and a
-//! table of what to call on each event).
+//! usable on its own (the crate README has an example, and a table of
+//! what to call on each event for each shape).
 //!
 //! ## Misuse that does not compile
 //!
@@ -158,20 +158,20 @@ mod connection_flow;
 mod connection_receiver;
 mod error;
 mod fraction;
-pub mod math;
+mod math;
 mod policy;
 mod receiver;
 mod rtt;
 mod sender;
 mod stream_limits;
 mod subject;
-pub mod tuner;
+mod tuner;
 
 pub use budget::Budget;
-pub use change::{ChangeReason, WindowChange};
+pub use change::{ChangeReason, MAX_PENDING_CHANGES, WindowChange};
 pub use config::{Config, ConfigError, MAX_STREAMS, ValidConfig};
 pub use connection_flow::{ConnectionFlow, MIN_BLOCKED_ANSWER, StreamReceiver};
-pub use connection_receiver::{ConnectionReceiver, UpdateFrame};
+pub use connection_receiver::{ConnectionReceiver, MAX_OWNED_STREAMS, UpdateFrame};
 pub use error::{Error, Res, TransportErrorCode};
 pub use fraction::Fraction;
 pub use math::MAX_VARINT;
@@ -179,9 +179,8 @@ pub use policy::{BlockedResponse, TuningInterval};
 pub use receiver::{ReceiverFlowControl, Update};
 pub use rtt::Rtt;
 pub use sender::SenderFlowControl;
-pub use stream_limits::RemoteStreamLimit;
 pub use subject::{Connection, Direction, FlowSubject, Role, StreamId, Subject, SubjectKind};
-pub use tuner::{ExcessTuner, Fixed, TuneInput, Tuner};
+pub use tuner::{ExcessTuner, TuneInput, Tuner};
 
 /// The crate README's examples, run as doc-tests.
 #[doc = include_str!("../README.md")]

@@ -9,7 +9,7 @@ pub const MAX_VARINT: u64 = (1 << 62) - 1;
 
 /// `d` in nanoseconds, saturating at `u64::MAX` (≈ 584 years).
 #[must_use]
-pub fn nanos(d: Duration) -> u64 {
+pub(crate) fn nanos(d: Duration) -> u64 {
     d.as_secs()
         .saturating_mul(1_000_000_000)
         .saturating_add(u64::from(d.subsec_nanos()))
@@ -21,13 +21,13 @@ pub fn nanos(d: Duration) -> u64 {
 /// otherwise a 128-bit product built from 32-bit halves and a shift-subtract
 /// division, so the result is exact for every input.
 #[must_use]
-pub fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
     mul_div_rem(a, b, c).0
 }
 
 /// `⌈a × b / c⌉`, saturating at `u64::MAX`; `c == 0` is treated as `c == 1`.
 #[must_use]
-pub fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
     match mul_div_rem(a, b, c) {
         (q, true) => q.saturating_add(1),
         (q, false) => q,

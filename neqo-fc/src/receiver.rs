@@ -95,17 +95,23 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// window starting at `initial` instead of the configured initial
     /// window (for a stack that advertises different
     /// `initial_max_stream_data_*` per stream type). Clamped to the cap
-    /// for the subject's kind.
+    /// for the subject's kind. A zero limit (a type the stack opens with
+    /// no credit) gets the configured initial window as its window, so an
+    /// update is due at once rather than never.
     #[must_use]
     pub fn with_initial_limit(subject: S, config: &ValidConfig, initial: u64) -> Self {
-        let max_window = match subject.kind() {
-            SubjectKind::Stream => config.max_stream_window,
-            SubjectKind::Connection => config.max_connection_window,
+        let (configured, max_window) = match subject.kind() {
+            SubjectKind::Stream => (config.initial_stream_window, config.max_stream_window),
+            SubjectKind::Connection => (
+                config.initial_connection_window,
+                config.max_connection_window,
+            ),
         };
         let initial = initial.min(max_window);
+        let window = if initial == 0 { configured } else { initial };
         Self {
             subject,
-            max_active: initial,
+            max_active: window,
             max_window,
             max_allowed: initial,
             consumed: 0,
@@ -182,13 +188,14 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.retired.saturating_add(self.max_active).min(MAX_VARINT)
     }
 
+    /// Sets the window to `new` and reports the change; `timing` is the
+    /// tuning step's (RTT, interval), where one made it.
     pub(crate) fn change_window(
         &mut self,
         new: u64,
         reason: ChangeReason,
         now: Option<Instant>,
-        rtt: Duration,
-        elapsed: Duration,
+        timing: Option<(Duration, Duration)>,
     ) -> Option<WindowChange> {
         if new == self.max_active {
             return None;
@@ -198,8 +205,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             old: self.max_active,
             new,
             reason,
-            rtt,
-            elapsed,
+            rtt: timing.map(|(rtt, _)| rtt),
+            elapsed: timing.map(|(_, elapsed)| elapsed),
             now,
         };
         self.max_active = new;
@@ -221,7 +228,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         now: Option<Instant>,
     ) -> Option<WindowChange> {
         let new = window.min(MAX_VARINT).max(self.max_active);
-        self.change_window(new, reason, now, Duration::ZERO, Duration::ZERO)
+        self.change_window(new, reason, now, None)
     }
 
     /// Sets the window to `window`, up or down (for memory budgets). A
@@ -237,13 +244,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         reason: ChangeReason,
         now: Option<Instant>,
     ) -> Option<WindowChange> {
-        self.change_window(
-            window.min(MAX_VARINT),
-            reason,
-            now,
-            Duration::ZERO,
-            Duration::ZERO,
-        )
+        self.change_window(window.min(MAX_VARINT), reason, now, None)
     }
 }
 

@@ -12,7 +12,7 @@ use crate::{Direction, Error, Res, StreamId, config::MAX_STREAMS};
 /// once an update is sent, so at most `concurrent` of these streams are
 /// open at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RemoteStreamLimit {
+pub(crate) struct RemoteStreamLimit {
     direction: Direction,
     /// Streams of this type the peer may have open at once (our
     /// `initial_max_streams_*`).
@@ -35,7 +35,7 @@ impl RemoteStreamLimit {
     /// transport parameter, so also the first advertised value; at most
     /// 2^60).
     #[must_use]
-    pub fn new(direction: Direction, concurrent: u64) -> Self {
+    pub(crate) fn new(direction: Direction, concurrent: u64) -> Self {
         let concurrent = concurrent.min(MAX_STREAMS);
         Self {
             direction,
@@ -49,17 +49,18 @@ impl RemoteStreamLimit {
     }
 
     /// The stream type this limits.
-    pub fn direction(&self) -> Direction {
+    pub(crate) fn direction(&self) -> Direction {
         self.direction
     }
 
     /// The MAX_STREAMS value in force.
-    pub fn advertised(&self) -> u64 {
+    pub(crate) fn advertised(&self) -> u64 {
         self.advertised
     }
 
     /// One past the highest stream index the peer has opened.
-    pub fn next_index(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn next_index(&self) -> u64 {
         self.next_index
     }
 
@@ -70,7 +71,7 @@ impl RemoteStreamLimit {
     /// # Errors
     /// [`Error::StreamLimit`] when `id`'s index is at or beyond the
     /// advertised limit; nothing changes then.
-    pub fn open_through(&mut self, id: StreamId) -> Res<std::ops::Range<u64>> {
+    pub(crate) fn open_through(&mut self, id: StreamId) -> Res<std::ops::Range<u64>> {
         let index = id.index();
         if index >= self.advertised {
             return Err(Error::StreamLimit {
@@ -84,7 +85,7 @@ impl RemoteStreamLimit {
     }
 
     /// A stream of this type closed: the peer may open another.
-    pub fn on_closed(&mut self) {
+    pub(crate) fn on_closed(&mut self) {
         self.closed = (self.closed + 1).min(self.next_index);
     }
 
@@ -94,12 +95,12 @@ impl RemoteStreamLimit {
 
     /// True when a MAX_STREAMS frame should be sent: a stream closed since
     /// the last one, or the last one was lost.
-    pub fn update_due(&self) -> bool {
+    pub(crate) fn update_due(&self) -> bool {
         self.resend_pending || self.target() > self.advertised
     }
 
     /// Call when writing MAX_STREAMS: the value to send, if one is due.
-    pub fn send_update(&mut self) -> Option<u64> {
+    pub(crate) fn send_update(&mut self) -> Option<u64> {
         if !self.update_due() {
             return None;
         }
@@ -111,19 +112,19 @@ impl RemoteStreamLimit {
     /// The peer sent STREAMS_BLOCKED at `limit`. Returns false for a limit
     /// above the advertised one (no honest peer is blocked there). Nothing
     /// else to do: MAX_STREAMS follows closes, not requests.
-    pub fn blocked_received(&self, limit: u64) -> bool {
+    pub(crate) fn blocked_received(&self, limit: u64) -> bool {
         limit <= self.advertised
     }
 
     /// The packet carrying MAX_STREAMS `limit` was lost.
-    pub fn update_lost(&mut self, limit: u64) {
+    pub(crate) fn update_lost(&mut self, limit: u64) {
         if limit == self.advertised && self.acked < limit {
             self.resend_pending = true;
         }
     }
 
     /// The packet carrying MAX_STREAMS `limit` was acknowledged.
-    pub fn update_acked(&mut self, limit: u64) {
+    pub(crate) fn update_acked(&mut self, limit: u64) {
         self.acked = self.acked.max(limit);
         if self.acked >= self.advertised {
             self.resend_pending = false;

@@ -302,7 +302,7 @@ fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
         }
         Some(id) => {
             let limit = rx.stream(id).map_or(0, |s| s.limit());
-            rx.stream_data_blocked_received(id, limit);
+            let _ = rx.stream_data_blocked_received(id, limit);
         }
     }
 }
@@ -418,6 +418,8 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
     let mut conn_limit = 0;
     // Streams that were open and are no longer: closed for good.
     let mut seen = BTreeSet::new();
+    // Final sizes known, kept after the stream closes (RFC 9000 §4.5).
+    let mut finals = BTreeMap::new();
     let mut now = Duration::ZERO;
     let mut rtt = Rtt::from_sample(Duration::from_millis(30));
     for op in ops {
@@ -435,7 +437,14 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                         let old = stream_before.map_or(0, |s| s.2);
                         prop_assert_eq!(rx.connection().consumed(), conn_before.2 + n);
                         if closed {
-                            // Frames for a closed stream are ignored.
+                            // Frames for a closed stream are ignored,
+                            // unless they change its final size.
+                            prop_assert!(
+                                finals
+                                    .get(&id)
+                                    .is_none_or(|&k| end <= k && (!fin || end == k)),
+                                "a changed final size on a closed stream accepted"
+                            );
                             prop_assert_eq!(n, 0);
                             prop_assert_eq!(&core(&snap_all(&rx, &all)), &core(&before));
                         } else if let Some(fc) = rx.stream(id) {
@@ -446,6 +455,7 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                             // size came.
                             prop_assert!(fin && stream_before.is_some());
                             prop_assert_eq!(n, end - old);
+                            finals.insert(id, end);
                         }
                     }
                     Err(e) => {
@@ -465,9 +475,12 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                                     "FlowControl without passing a limit"
                                 );
                             }
-                            Error::FinalSize { .. } => {
+                            Error::FinalSize { known, .. } => {
                                 prop_assert_eq!(e.code(), 0x06);
-                                prop_assert!(stream_before.is_some());
+                                prop_assert!(
+                                    stream_before.is_some()
+                                        || (closed && finals.get(&id) == Some(&known))
+                                );
                             }
                             Error::StreamLimit { id: got, limit } => {
                                 prop_assert_eq!(e.code(), 0x04);
@@ -503,6 +516,7 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                         // seen before: it opens and closes at once).
                         prop_assert!(rx.stream(id).is_none());
                         seen.insert(id);
+                        finals.entry(id).or_insert(size);
                     }
                     Err(e) => check_failed_frame(&config, &before, &snap_all(&rx, &all), e)?,
                 }
@@ -557,8 +571,11 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::Rtt(d) => rtt = Rtt::from_sample(d),
         }
         for &id in &all {
-            if rx.stream(id).is_some() {
+            if let Some(fc) = rx.stream(id) {
                 seen.insert(id);
+                if let Some(size) = fc.final_size() {
+                    finals.insert(id, size);
+                }
             }
         }
         check_invariants(&rx, &all, &mut limits, &mut conn_limit)?;
@@ -873,12 +890,24 @@ fn frames_for_closed_streams_are_ignored() {
         let frame = UpdateFrame::MaxStreamData { id: a, limit };
         rx.update_lost(frame);
         rx.update_acked(frame);
-        assert!(!rx.stream_data_blocked_received(a, limit));
+        assert_eq!(rx.stream_data_blocked_received(a, limit), Ok(false));
         assert_eq!(rx.retire_to(a, limit), Ok(0));
-        // Data, a FIN or a reset for it: ignored, nothing reopens it.
-        assert_eq!(rx.on_data(a, limit.min(MAX_VARINT), false), Ok(0));
+        // Data, a FIN or a reset for it: ignored, nothing reopens it —
+        // unless it changes the final size (RFC 9000 §4.5).
+        let end = limit.min(MAX_VARINT);
+        let data = rx.on_data(a, end, false);
+        let reset = rx.reset_received(a, end);
+        if end <= 40_000 {
+            assert_eq!(data, Ok(0));
+        } else {
+            assert_eq!(data.unwrap_err().code(), 0x06);
+        }
+        if end == 40_000 {
+            assert_eq!(reset, Ok(0));
+        } else {
+            assert_eq!(reset.unwrap_err().code(), 0x06);
+        }
         assert_eq!(rx.on_data(a, 40_000, true), Ok(0));
-        assert_eq!(rx.reset_received(a, limit.min(MAX_VARINT)), Ok(0));
         rx.close_stream(a);
         assert_eq!(snap_all(&rx, &[a, b]), before, "limit {limit}");
     }
@@ -891,7 +920,12 @@ fn frames_for_closed_streams_are_ignored() {
     };
     rx.update_lost(frame);
     rx.update_acked(frame);
-    assert!(!rx.stream_data_blocked_received(ghost, 7));
+    assert_eq!(
+        rx.stream_data_blocked_received(ghost, 7)
+            .unwrap_err()
+            .code(),
+        0x04
+    );
     rx.close_stream(ghost);
     assert_eq!(rx.on_data(ghost, 7, false).unwrap_err().code(), 0x04);
     assert_eq!(snap_all(&rx, &[a, b, ghost]).0, before.0);

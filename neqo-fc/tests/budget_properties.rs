@@ -63,7 +63,7 @@ fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
         }
         Some(id) => {
             let limit = rx.stream(id).map_or(0, |s| s.limit());
-            rx.stream_data_blocked_received(id, limit);
+            let _ = rx.stream_data_blocked_received(id, limit);
         }
     }
 }

@@ -102,7 +102,7 @@ fn an_interval_that_cannot_be_judged_carries_over() {
         .send_update(at(60), rtt(50), &ExcessTuner::DEFAULT)
         .unwrap();
     let change = u.change.expect("grew");
-    assert_eq!(change.elapsed, Duration::from_millis(60));
+    assert_eq!(change.elapsed, Some(Duration::from_millis(60)));
     assert_eq!(change.reason, ChangeReason::AutoTune);
     // The default rule over the carried interval: expected = ¾ × 15/16 ×
     // w × 60/50; excess × the bonus.

@@ -48,7 +48,7 @@ fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
         }
         Some(id) => {
             let limit = rx.stream(id).map_or(0, |s| s.limit());
-            rx.stream_data_blocked_received(id, limit);
+            let _ = rx.stream_data_blocked_received(id, limit);
         }
     }
 }
@@ -750,12 +750,13 @@ fn late_frames_for_closed_streams_are_ignored() {
     rx.update_acked(sent[0]);
     rx.update_lost(msd(id, u64::MAX));
     blocked(&mut rx, Some(id));
-    assert!(!rx.stream_data_blocked_received(id, SEED));
+    assert_eq!(rx.stream_data_blocked_received(id, SEED), Ok(false));
     assert_eq!(rx.retire_to(id, 20_000), Ok(0));
-    // Retransmitted data, a FIN, a reset, even data past the final size:
-    // the stream is closed, nothing is counted and nothing reopens it.
+    // Retransmitted data, a FIN, a reset: the stream is closed, nothing is
+    // counted and nothing reopens it. Data past the final size is still
+    // FINAL_SIZE_ERROR (RFC 9000 §4.5), and changes nothing either.
     assert_eq!(rx.on_data(id, 20_000, true), Ok(0));
-    assert_eq!(rx.on_data(id, 30_000, false), Ok(0));
+    assert_eq!(rx.on_data(id, 30_000, false).unwrap_err().code(), 0x06);
     assert_eq!(rx.reset_received(id, 20_000), Ok(0));
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.connection().consumed(), consumed);
@@ -969,13 +970,15 @@ fn blocked_frames_wait_for_the_data_that_bears_them_out() {
     // 2,048 read: the *_BLOCKED step (16,384 / 8), but the peer claims to
     // be blocked at 65,536 with only 61,440 received.
     for _ in 0..1_000 {
-        assert!(rx.stream_data_blocked_received(id, INITIAL));
+        assert_eq!(rx.stream_data_blocked_received(id, INITIAL), Ok(true));
     }
     assert!(!rx.update_pending());
     assert!(updates(&mut rx, at(1), rtt(50)).is_empty());
-    // A limit above ours, or an unknown stream: ignored.
-    assert!(!rx.stream_data_blocked_received(id, INITIAL + 1));
-    assert!(!rx.stream_data_blocked_received(sid(4), INITIAL));
+    // A limit above ours: ignored. A new stream: opened (RFC 9000 §3.2),
+    // its claim waiting for the data.
+    assert_eq!(rx.stream_data_blocked_received(id, INITIAL + 1), Ok(false));
+    assert_eq!(rx.stream_data_blocked_received(sid(4), INITIAL), Ok(true));
+    assert!(rx.stream(sid(4)).is_some());
     // The last 4,096 bytes arrive: the report stands.
     rx.on_data(id, INITIAL, false).unwrap();
     assert!(rx.update_pending());
@@ -1263,7 +1266,7 @@ impl Loop {
         }
         while self.blocked.front().is_some_and(|b| b.0 <= self.tick) {
             let (_, id, limit) = self.blocked.pop_front().unwrap();
-            self.rx.stream_data_blocked_received(id, limit);
+            let _ = self.rx.stream_data_blocked_received(id, limit);
         }
         for f in &mut self.flows {
             let s = self.rx.stream(f.id).unwrap();

@@ -49,7 +49,7 @@ fn a_late_frame_for_a_closed_stream_is_counted_once_and_does_not_reopen_it() {
     assert_eq!(rx.committed(), 0);
     // Nor by a reset or a *_BLOCKED.
     assert_eq!(rx.reset_received(id, 60_000).unwrap(), 0);
-    assert!(!rx.stream_data_blocked_received(id, 60_000));
+    assert_eq!(rx.stream_data_blocked_received(id, 60_000), Ok(false));
     assert!(rx.stream(id).is_none());
 }
 

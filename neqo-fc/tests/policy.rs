@@ -6,9 +6,9 @@ mod common;
 
 use std::cell::Cell;
 
-use common::{at, rtt_ms};
+use common::{Fixed, at, rtt_ms};
 use neqo_fc::{
-    BlockedResponse, Config, Fixed, Fraction, ReceiverFlowControl, StreamId, TuneInput, Tuner,
+    BlockedResponse, Config, Fraction, ReceiverFlowControl, StreamId, TuneInput, Tuner,
     TuningInterval, ValidConfig,
 };
 

@@ -6,11 +6,11 @@ mod common;
 
 use std::{cell::Cell, time::Duration};
 
-use common::{at, ms};
+use common::{Fixed, at, ms};
 use neqo_fc::{
-    ChangeReason, Config, Connection, ConnectionFlow, Error, ExcessTuner, Fixed, FlowSubject,
-    Fraction, MAX_VARINT, ReceiverFlowControl, Rtt, StreamId, Subject, SubjectKind, TuneInput,
-    Tuner, ValidConfig, WindowChange,
+    ChangeReason, Config, Connection, ConnectionFlow, Error, ExcessTuner, FlowSubject, Fraction,
+    MAX_VARINT, ReceiverFlowControl, Rtt, StreamId, Subject, SubjectKind, TuneInput, Tuner,
+    ValidConfig, WindowChange,
 };
 
 const ID: StreamId = StreamId(4);
@@ -896,8 +896,8 @@ fn open_stream_seeds_max_of_initial_and_a_quarter_of_the_connection() {
             old: INITIAL,
             new: INITIAL + 1,
             reason: ChangeReason::Seed,
-            rtt: Duration::ZERO,
-            elapsed: Duration::ZERO,
+            rtt: None,
+            elapsed: None,
             now: None,
         })
     );
@@ -959,8 +959,8 @@ fn connection_floor_raises_to_three_halves_of_the_stream_window() {
             old: 1000,
             new: 1002,
             reason: ChangeReason::ConnectionFloor,
-            rtt: Duration::ZERO,
-            elapsed: Duration::ZERO,
+            rtt: None,
+            elapsed: None,
             now: None,
         })
     );
@@ -1243,8 +1243,8 @@ fn tuning_gets_exact_inputs_and_reports_exact_changes() {
             old: 1_000_000,
             new: 1_001_000,
             reason: ChangeReason::AutoTune,
-            rtt: ms(100), // min_rtt: what the default tuner divides by
-            elapsed: ms(100),
+            rtt: Some(ms(100)), // min_rtt: what the default tuner divides by
+            elapsed: Some(ms(100)),
             now: Some(at(1100)),
         })
     );
@@ -1374,8 +1374,8 @@ fn connection_tuning_reports_connection_subject() {
             old: 1_000_000,
             new: 1_000_007,
             reason: ChangeReason::AutoTune,
-            rtt: ms(50),
-            elapsed: ms(50),
+            rtt: Some(ms(50)),
+            elapsed: Some(ms(50)),
             now: Some(at(50)),
         }
     );

@@ -8,7 +8,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::tuner::{ExcessTuner, RttChoice};
+use neqo_fc::{ExcessTuner, Rtt, TuneInput, Tuner};
 
 use neqo_fc_sim::{
     metrics::Metrics,
@@ -186,6 +186,21 @@ fn streams_beyond_the_limit_are_a_stream_limit_error() {
     assert_eq!(m.budget_violations, 0);
 }
 
+/// The default rule divided by the smoothed RTT (neqo's choice) instead
+/// of the minimum.
+struct SmoothedRtt;
+
+impl Tuner for SmoothedRtt {
+    fn tune(&self, input: &TuneInput) -> u64 {
+        let rtt = Rtt::from_sample(input.rtt.smoothed()).unwrap_or(input.rtt);
+        ExcessTuner::DEFAULT.tune(&TuneInput { rtt, ..*input })
+    }
+
+    fn rtt_used(&self, rtt: Rtt) -> Duration {
+        rtt.smoothed()
+    }
+}
+
 fn big_transfer(hostile: Option<Hostile>, smoothed: bool) -> Metrics {
     let mut s = scenario(
         path(GBIT, Duration::from_millis(50)),
@@ -194,10 +209,7 @@ fn big_transfer(hostile: Option<Hostile>, smoothed: bool) -> Metrics {
     );
     if smoothed {
         // neqo's choice: the smoothed RTT, which delayed ACKs inflate.
-        s.tuner = Arc::new(ExcessTuner {
-            rtt_choice: RttChoice::Smoothed,
-            ..ExcessTuner::DEFAULT
-        });
+        s.tuner = Arc::new(SmoothedRtt);
     }
     run(&s).metrics
 }

@@ -74,7 +74,7 @@ fn blocked_time_splits_into_idle_and_busy_link() {
     fixed.fc.initial_connection_window = 1 << 30;
     fixed.fc.max_connection_window = 1 << 30;
     fixed.fc.budget = None;
-    fixed.tuner = std::sync::Arc::new(neqo_fc::Fixed);
+    fixed.tuner = std::sync::Arc::new(neqo_fc_sim::scenario::Fixed);
     let f = run(&fixed).metrics;
     let d = run(&gigabit(1 << 30)).metrics;
     for m in [&f, &d] {

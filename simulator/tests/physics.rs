@@ -6,7 +6,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::Fixed;
+use neqo_fc_sim::scenario::Fixed;
 use neqo_fc_sim::{
     net::{DEFAULT_OVERHEAD_BYTES, GIGABIT_BPS, GIGABIT_RTT, PathConfig},
     quic::frame::Frame,

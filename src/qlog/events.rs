@@ -216,11 +216,16 @@ fn window_updated(time: f32, c: &WindowChange) -> JsonEvent {
         "old": c.old,
         "new": c.new,
         "reason": c.reason.as_str(),
-        "rtt": duration_ms(c.rtt),
-        "elapsed": duration_ms(c.elapsed),
     });
-    if let (Subject::Stream(id), Some(map)) = (c.subject, data.as_object_mut()) {
-        map.insert("stream_id".to_owned(), json!(id.0));
+    if let Some(map) = data.as_object_mut() {
+        if let Subject::Stream(id) = c.subject {
+            map.insert("stream_id".to_owned(), json!(id.0));
+        }
+        // The tuning step's inputs, where one made the change.
+        if let (Some(rtt), Some(elapsed)) = (c.rtt, c.elapsed) {
+            map.insert("rtt".to_owned(), json!(duration_ms(rtt)));
+            map.insert("elapsed".to_owned(), json!(duration_ms(elapsed)));
+        }
     }
     JsonEvent {
         time,
@@ -481,8 +486,8 @@ mod tests {
             old: 262_144,
             new: 524_288,
             reason: ChangeReason::AutoTune,
-            rtt: Duration::from_micros(50_500),
-            elapsed: Duration::from_millis(12),
+            rtt: Some(Duration::from_micros(50_500)),
+            elapsed: Some(Duration::from_millis(12)),
             now: None,
         };
         let QlogEvent::Custom(e) =

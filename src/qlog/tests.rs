@@ -51,8 +51,8 @@ fn result() -> RunResult {
         old: 262_144,
         new: 524_288,
         reason: ChangeReason::AutoTune,
-        rtt: Duration::from_millis(50),
-        elapsed: Duration::from_millis(10),
+        rtt: Some(Duration::from_millis(50)),
+        elapsed: Some(Duration::from_millis(10)),
         now: None,
     };
     let trace = vec![

@@ -3,7 +3,7 @@
 //! than two smoothed RTTs ago, the application is reading faster than the
 //! window lets the peer send, so the window doubles, up to a cap.
 
-use neqo_fc::{Rtt, Tuner, tuner::TuneInput};
+use neqo_fc::{Rtt, TuneInput, Tuner};
 
 use super::caps::WindowCaps;
 

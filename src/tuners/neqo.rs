@@ -3,12 +3,12 @@
 //! what ¾ of the window could carry in the elapsed time at the smoothed
 //! RTT, the window grows by four times that excess.
 //!
-//! It differs from `neqo_fc::ExcessTuner` with `RttChoice::Smoothed` in
-//! one way: neqo's share is a constant ¾, whatever update fraction is in
-//! force, while `ExcessTuner` uses `1 − update_fraction`. With the update
-//! fraction at ¼ (neqo's) the two agree.
+//! It differs from `neqo_fc::ExcessTuner` in three ways: it divides by
+//! the smoothed RTT, its share is a constant ¾ whatever update fraction
+//! is in force (`ExcessTuner` uses `1 − update_fraction`), and it keeps no
+//! headroom and no late-update term.
 
-use neqo_fc::{Fraction, Rtt, Tuner, math, tuner::TuneInput};
+use neqo_fc::{Fraction, Rtt, TuneInput, Tuner};
 
 use super::caps::WindowCaps;
 
@@ -44,10 +44,10 @@ impl Tuner for NeqoTuner {
         if window >= cap {
             return window;
         }
-        let expected = math::mul_div(
+        let expected = crate::units::mul_div(
             Self::SHARE.of(window),
-            math::nanos(input.elapsed),
-            math::nanos(input.rtt.smoothed()),
+            crate::units::nanos(input.elapsed),
+            crate::units::nanos(input.rtt.smoothed()),
         );
         match input.delivered.checked_sub(expected) {
             Some(excess) if excess > 0 => window

@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use neqo_fc::{
-    BlockedResponse, Config, ConfigError, ExcessTuner, Fixed, Fraction, MAX_VARINT, Tuner,
-    TuningInterval,
+    BlockedResponse, Config, ConfigError, ExcessTuner, Fraction, MAX_VARINT, Tuner, TuningInterval,
 };
+
+use neqo_fc_sim::scenario::Fixed;
 
 use super::{doubling::DoublingTuner, neqo::NeqoTuner};
 use crate::format::size_name;
@@ -276,7 +277,7 @@ impl std::fmt::Display for TunerSpec {
 mod tests {
     use std::time::Duration;
 
-    use neqo_fc::{Rtt, SubjectKind, tuner::TuneInput};
+    use neqo_fc::{Rtt, SubjectKind, TuneInput};
 
     use super::*;
 

@@ -125,8 +125,11 @@ impl<T: Tuner> ConnectionFlow<T> {
             // Due, but the stack lost its RTT sample (it can, e.g. a zero
             // minimum): skip this pass rather than leave a timer in the
             // past for the stack to spin on.
+            // The early pass is skipped with it: its trigger would
+            // otherwise still put the timer at or before `now`.
             let srtt = self.pass.last.map_or(Duration::from_millis(1), |(_, s)| s);
             self.pass.next = now.checked_add(srtt);
+            self.pass.share_blocked = false;
             return false;
         };
         let srtt = rtt.smoothed().max(Duration::from_millis(1));
@@ -245,9 +248,8 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// measured over the last pass, a round trip behind a sender that
     /// doubles every round trip, and with no queue yet that sender is
     /// still short of the bottleneck, so holding it to the last round's
-    /// rate only costs time (ten streams on a 10 Gbit/s, 100 ms path:
-    /// 7.8 % slower than `neqo`'s windows, 1.7 % faster with the double
-    /// share). Once a queue forms, the plain share brakes the overshoot.
+    /// rate only costs time. Once a queue forms, the plain share brakes
+    /// the overshoot.
     pub(super) fn stream_share_cap(&self, seed: u64, initial: u64, rtt: Option<Rtt>) -> u64 {
         if self.config.budget.is_none() || self.pass.active <= 1 {
             return u64::MAX;
@@ -287,15 +289,13 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// (`committed`), except that the promises of streams that have not
     /// used them are covered only up to one estimated need —
     /// `min(committed, parked + credit beyond the promises + estimate)`,
-    /// where `parked` is what arrived and waits unread. A thousand
-    /// streams opened at once each hold their 64 KiB promise, 64 MB
-    /// together; the connection lets the peer use one need's worth of it
-    /// at a time, as a peer's connection window does, instead of all of
-    /// it (residential-cable, 1000 streams: a peak exposure of 67 MB
-    /// against 2–3 MB for `neqo` and `double`, now 5.9 MB, at the same
-    /// goodput). Data that parks raises it byte for byte, so streams that
-    /// stop reading never take the others' connection credit; the budget
-    /// bounds the total as before.
+    /// where `parked` is what arrived and waits unread. Streams opened at
+    /// once each hold their promise (`initial_stream_window`); the
+    /// connection lets the peer use one need's worth of those promises at
+    /// a time, as a peer's connection window does, instead of all of
+    /// them. Data that parks raises it byte for byte, so streams that stop
+    /// reading never take the others' connection credit; the budget
+    /// bounds the total.
     fn covered_credit(&self) -> u64 {
         let grown = self
             .conn

@@ -122,8 +122,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             new,
             ChangeReason::AutoTune,
             Some(now),
-            tuner.rtt_used(rtt),
-            elapsed,
+            Some((tuner.rtt_used(rtt), elapsed)),
         )
     }
 

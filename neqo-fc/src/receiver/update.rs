@@ -33,11 +33,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// updates (neqo 0.30's pacer holds a receive-mostly endpoint's
     /// MAX_STREAM_DATA back until its previous packet is acknowledged, about
     /// one per round trip), and a small early answer would spend that
-    /// round trip's update on a sliver of credit. Answering a claim that
-    /// crossed our latest update in flight that way locked a simulated
-    /// 60 ms path into one real update per two round trips (480 Mbit/s
-    /// against real neqo's 802). With
-    /// [`BlockedResponse::AtOnce`] (neqo's rule) the answer never stops.
+    /// round trip's update on a sliver of credit (a claim that crossed our
+    /// latest update in flight would then lock the path into one real
+    /// update per two round trips). With [`BlockedResponse::AtOnce`]
+    /// (neqo's rule) the answer never stops.
     ///
     /// Never true once the stream's final size is known.
     pub fn update_due(&self) -> bool {
@@ -47,10 +46,18 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         if self.resend_pending {
             return true;
         }
-        self.blocked()
-            && !self.held_back
-            && self.target() >= self.max_allowed.saturating_add(self.blocked_step())
+        self.blocked() && !self.held_back && self.extension_reaches(self.blocked_step())
             || self.threshold_reached()
+    }
+
+    /// The limit can grow, and `retired + window` (uncapped) passes it by
+    /// at least `step`. Near 2^62 − 1 the limit itself is capped there, so
+    /// the step is measured before the cap: otherwise a window within a
+    /// threshold of the largest varint would never make an update due.
+    fn extension_reaches(&self, step: u64) -> bool {
+        // retired < 2^62 and the window ≤ 2^62 − 1: no overflow.
+        let uncapped = self.retired.saturating_add(self.max_active);
+        self.target() > self.max_allowed && uncapped - self.max_allowed >= step
     }
 
     /// After a retirement: marks where an update became due, if one just
@@ -87,8 +94,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// retired since the limit was set: `retired + window − limit ≥
     /// threshold`.
     pub(crate) fn threshold_reached(&self) -> bool {
-        let threshold = self.update_fraction.of(self.max_active).max(1);
-        self.target().saturating_sub(self.max_allowed) >= threshold
+        self.extension_reaches(self.update_fraction.of(self.max_active).max(1))
     }
 
     /// Call when writing a MAX_DATA / MAX_STREAM_DATA frame: runs one
@@ -97,7 +103,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     ///
     /// `now` is the caller's clock; `rtt` its RFC 9002 estimate, `None`
     /// before its first sample (the update is sent, no window is tuned).
-    /// See `receiver/tuning.rs` for when a step tunes.
+    /// A step tunes only over an interval in which at least a whole
+    /// update quantum was read, with an RTT sample, and with time moving
+    /// forward since the previous step.
     pub fn send_update<T: Tuner + ?Sized>(
         &mut self,
         now: Instant,

@@ -3,12 +3,10 @@
 //! with ours on equal terms.
 
 mod excess;
-mod fixed;
 
 use std::time::Duration;
 
-pub use excess::{ExcessTuner, RttChoice};
-pub use fixed::Fixed;
+pub use excess::ExcessTuner;
 
 use crate::{Fraction, Rtt, SubjectKind};
 

@@ -6,15 +6,17 @@
 //! one out (no `transport`), so the transport reads them and never the
 //! other way round.
 
+mod fixed;
 mod hostile;
 mod transport_options;
 mod workload;
 
 use std::{sync::Arc, time::Duration};
 
-use neqo_fc::{Config, ConfigError, ExcessTuner, Fixed, Tuner, ValidConfig};
+use neqo_fc::{Config, ConfigError, ExcessTuner, Tuner, ValidConfig};
 
 pub use self::{
+    fixed::Fixed,
     hostile::Hostile,
     transport_options::TransportOptions,
     workload::{ReaderSpeed, Stall, Workload, WorkloadKind},

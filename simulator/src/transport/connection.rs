@@ -397,9 +397,9 @@ impl Connection {
                 u32::try_from(packet_tolerance).unwrap_or(u32::MAX),
                 Duration::from_micros(max_ack_delay_us),
             ),
-            Frame::DataBlocked { limit } => self.recv.on_blocked(None, limit),
+            Frame::DataBlocked { limit } => self.recv.on_blocked(None, limit)?,
             Frame::StreamDataBlocked { stream_id, limit } => {
-                self.recv.on_blocked(Some(stream_id), limit);
+                self.recv.on_blocked(Some(stream_id), limit)?;
             }
             Frame::ResetStream {
                 stream_id,

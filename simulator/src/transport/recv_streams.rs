@@ -217,11 +217,29 @@ impl RecvStreams {
     }
 
     /// A DATA_BLOCKED (`stream` = `None`) or STREAM_DATA_BLOCKED.
-    pub fn on_blocked(&mut self, stream: Option<u64>, limit: u64) {
+    ///
+    /// # Errors
+    /// STREAM_DATA_BLOCKED for a stream we cannot receive on
+    /// (STREAM_STATE_ERROR) or beyond MAX_STREAMS (STREAM_LIMIT_ERROR).
+    pub fn on_blocked(&mut self, stream: Option<u64>, limit: u64) -> Result<(), TransportError> {
         match stream {
-            None => self.fc.data_blocked_received(limit),
-            Some(id) => self.fc.stream_data_blocked_received(StreamId(id), limit),
-        };
+            None => {
+                self.fc.data_blocked_received(limit);
+            }
+            Some(id) => {
+                // A frame of a response stream: the client opens the
+                // receive side of its request here, as for its first data.
+                if let (Role::Client, Some(index)) = (self.role, StreamKind::Request.index(id))
+                    && index < self.finished.len() as u64
+                {
+                    self.open_requests_through(index)?;
+                }
+                self.fc
+                    .stream_data_blocked_received(StreamId(id), limit)
+                    .map_err(fc_err)?;
+            }
+        }
+        Ok(())
     }
 
     /// True if stream index `index` was read to its end.
