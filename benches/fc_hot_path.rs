@@ -25,8 +25,7 @@ fn unlimited() -> (
     ReceiverFlowControl<StreamId>,
     ReceiverFlowControl<Connection>,
 ) {
-    let config = Config::default()
-        .with_unlimited_windows()
+    let config = neqo_fc_sim::scenario::unlimited_windows(Config::default())
         .validate()
         .unwrap();
     (

@@ -192,25 +192,6 @@ impl Config {
             .saturating_add(self.max_streams_uni)
     }
 
-    /// These settings with flow control out of the way: every window as
-    /// large as [`Config::validate`] allows for the stream limits (the
-    /// connection's 2^62 − 1, each stream's `(2^62 − 1) /
-    /// max_open_streams()`, more than any transfer), no seeding and no
-    /// budget. The upper bound a tuner is measured against.
-    #[must_use]
-    pub fn with_unlimited_windows(self) -> Self {
-        let stream = MAX_VARINT / self.max_open_streams().max(1);
-        Self {
-            initial_stream_window: stream,
-            max_stream_window: stream,
-            initial_connection_window: MAX_VARINT,
-            max_connection_window: MAX_VARINT,
-            seed_fraction: None,
-            budget: None,
-            ..self
-        }
-    }
-
     /// The window a stream opened now starts with, given the connection's
     /// estimated need: `max(initial, seed × estimate)`, capped at the
     /// maximum stream window (never below the initial window).
@@ -356,25 +337,6 @@ mod tests {
             ..d
         };
         assert!(many.validate().is_ok());
-    }
-
-    #[test]
-    fn unlimited_windows_are_valid_and_as_large_as_allowed() {
-        for (bidi, uni) in [(100, 100), (0, 1), (5000, 3), (1 << 40, 0)] {
-            let c = Config {
-                max_streams_bidi: bidi,
-                max_streams_uni: uni,
-                ..Config::default()
-            }
-            .with_unlimited_windows();
-            assert!(c.validate().is_ok(), "{bidi}/{uni}");
-            let bigger = Config {
-                max_stream_window: c.max_stream_window + 1,
-                initial_stream_window: c.max_stream_window + 1,
-                ..c
-            };
-            assert!(bigger.validate().is_err(), "{bidi}/{uni}");
-        }
     }
 
     #[test]

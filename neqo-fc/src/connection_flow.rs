@@ -4,11 +4,13 @@
 //! budget, with every stream passed in by reference. [`crate::ConnectionReceiver`]
 //! wraps it for stacks that would rather let the crate own the streams.
 
-mod rebalance;
+mod budget;
 mod stream;
 
 use std::time::Instant;
 
+pub use budget::Budget;
+use budget::Ledger;
 pub use stream::StreamReceiver;
 
 /// The least credit a stream update answering a *_BLOCKED carries while
@@ -20,7 +22,7 @@ pub const MIN_BLOCKED_ANSWER: u64 = 16 << 10;
 
 use crate::{
     ChangeReason, Connection, Error, ExcessTuner, MAX_VARINT, ReceiverFlowControl, Res, Rtt,
-    StreamId, Subject, Tuner, ValidConfig, WindowChange, budget::Ledger, change::ChangeLog,
+    StreamId, Subject, Tuner, ValidConfig, WindowChange, change::ChangeLog,
 };
 
 /// The receive side of one connection, minus the ownership of its streams.
@@ -84,7 +86,7 @@ pub struct ConnectionFlow<T = ExcessTuner> {
     /// may spend it, but the rebalancing pass raises busy streams only to
     /// shares of what was seen.
     measured: u64,
-    pass: rebalance::PassState,
+    pass: budget::PassState,
     /// Bytes received and unread (the connection's `unretired`) past
     /// which arriving data checks the credit floor again (with a budget).
     /// Set at every cover, so that until data passes it the floor stays
@@ -125,7 +127,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             largest_window: 0,
             estimate: config.initial_connection_window,
             measured: 0,
-            pass: rebalance::PassState::default(),
+            pass: budget::PassState::default(),
             // Without a budget the floor has no credit term: never check.
             parked_mark: if config.budget.is_some() { 0 } else { u64::MAX },
             changes: ChangeLog::default(),

@@ -9,8 +9,8 @@ use std::{
 };
 
 use crate::{
-    Connection, ConnectionFlow, Direction, Error, ExcessTuner, ReceiverFlowControl, Res, Role, Rtt,
-    StreamId, StreamReceiver, Tuner, ValidConfig, WindowChange, connection_flow::Hold,
+    ConnectionFlow, Direction, Error, ExcessTuner, ReceiverFlowControl, Res, Role, Rtt, StreamId,
+    StreamReceiver, Tuner, ValidConfig, WindowChange, connection_flow::Hold,
     stream_limits::RemoteStreamLimit,
 };
 
@@ -186,21 +186,6 @@ impl<T: Tuner> ConnectionReceiver<T> {
         &self.flow
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &ValidConfig {
-        self.flow.config()
-    }
-
-    /// The tuner.
-    pub fn tuner(&self) -> &T {
-        self.flow.tuner()
-    }
-
-    /// The connection-level controller.
-    pub fn connection(&self) -> &ReceiverFlowControl<Connection> {
-        self.flow.connection()
-    }
-
     /// A stream's controller, if open.
     pub fn stream(&self, id: StreamId) -> Option<&ReceiverFlowControl<StreamId>> {
         self.streams.get(&id).map(|e| e.rx.fc())
@@ -222,31 +207,6 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// to advertise, the configured value up to [`MAX_OWNED_STREAMS`]).
     pub fn max_streams(&self, direction: Direction) -> u64 {
         self.remote[slot(direction)].advertised()
-    }
-
-    /// Credit outstanding over open streams: `Σ (limit − retired)`.
-    pub fn committed(&self) -> u64 {
-        self.flow.committed()
-    }
-
-    /// The budget in force (see [`ConnectionFlow::budget`]).
-    pub fn budget(&self) -> u64 {
-        self.flow.budget()
-    }
-
-    /// The connection's estimated need in bytes.
-    pub fn estimate(&self) -> u64 {
-        self.flow.estimate()
-    }
-
-    /// Largest stream window among open streams.
-    pub fn largest_window(&self) -> u64 {
-        self.flow.largest_window()
-    }
-
-    /// Bytes received and not yet read, all streams.
-    pub fn buffered(&self) -> u64 {
-        self.flow.buffered()
     }
 
     /// Takes the window changes recorded since the last call (see

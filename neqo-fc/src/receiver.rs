@@ -10,11 +10,12 @@ mod update;
 use std::time::{Duration, Instant};
 
 use crate::{
-    BlockedResponse, ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res,
-    StreamId, SubjectKind, TuningInterval, ValidConfig, WindowChange,
+    ChangeReason, Connection, Error, FlowSubject, Fraction, MAX_VARINT, Res, StreamId, SubjectKind,
+    ValidConfig, WindowChange,
 };
 
-pub use update::Update;
+pub use tuning::{ExcessTuner, TuneInput, Tuner, TuningInterval};
+pub use update::{BlockedResponse, Update};
 
 /// Receive-side flow control for the connection (`S = Connection`) or one
 /// stream (`S = StreamId`).

@@ -61,7 +61,7 @@ impl Rtt {
     /// to 4–16 ms). A sender in slow start is then still short of the
     /// bottleneck.
     #[must_use]
-    pub fn queue_free(&self) -> bool {
+    pub(crate) fn queue_free(&self) -> bool {
         self.queueing() <= self.min / 8
     }
 
@@ -69,7 +69,7 @@ impl Rtt {
     /// already queued keeps the bottleneck busy for longer than a frame
     /// from the receiver takes to reach the sender (half a base RTT).
     #[must_use]
-    pub fn standing_queue(&self) -> bool {
+    pub(crate) fn standing_queue(&self) -> bool {
         self.queueing() >= self.min
     }
 }

@@ -92,7 +92,7 @@ impl StreamId {
     /// `role` has a receive side for it: every bidirectional stream, and
     /// unidirectional streams the peer opened.
     #[must_use]
-    pub fn has_receive_side(self, role: Role) -> bool {
+    pub(crate) fn has_receive_side(self, role: Role) -> bool {
         self.direction() == Direction::Bidi || self.initiator() != role
     }
 }

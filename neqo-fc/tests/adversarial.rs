@@ -65,9 +65,9 @@ type SnapAll = (Snap, Vec<Option<Snap>>, u64, usize, bool);
 
 fn snap_all(rx: &ConnectionReceiver<ExcessTuner>, ids: &[StreamId]) -> SnapAll {
     (
-        snap_conn(rx.connection()),
+        snap_conn(rx.flow().connection()),
         ids.iter().map(|&id| rx.stream(id).map(snap)).collect(),
-        rx.committed(),
+        rx.flow().committed(),
         rx.stream_count(),
         rx.update_pending(),
     )
@@ -297,7 +297,7 @@ impl Ids {
 fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
     match id {
         None => {
-            let limit = rx.connection().limit();
+            let limit = rx.flow().connection().limit();
             rx.data_blocked_received(limit);
         }
         Some(id) => {
@@ -325,7 +325,7 @@ fn check_invariants(
     limits: &mut BTreeMap<StreamId, u64>,
     conn_limit: &mut u64,
 ) -> Result<(), TestCaseError> {
-    let c = rx.connection();
+    let c = rx.flow().connection();
     prop_assert!(c.retired() <= c.consumed());
     prop_assert!(c.consumed() <= c.limit(), "connection past its limit");
     prop_assert!(c.limit() <= MAX_VARINT);
@@ -354,14 +354,14 @@ fn check_invariants(
         consumed += fc.consumed() - fc.retired();
     }
     prop_assert_eq!(open, rx.stream_count(), "a stream outside the ids opened");
-    prop_assert_eq!(rx.committed(), credit, "committed != Σ credit");
+    prop_assert_eq!(rx.flow().committed(), credit, "committed != Σ credit");
     prop_assert!(consumed <= c.consumed() - c.retired());
-    if rx.config().budget.is_some() {
-        prop_assert!(rx.committed() <= rx.budget());
+    if rx.flow().config().budget.is_some() {
+        prop_assert!(rx.flow().committed() <= rx.flow().budget());
     }
     // The peer holds at most its MAX_STREAMS worth of streams of each
     // type, plus our one bidirectional stream.
-    let cfg = rx.config();
+    let cfg = rx.flow().config();
     prop_assert!(rx.stream_count() as u64 <= cfg.max_streams_bidi + cfg.max_streams_uni + 1);
     for d in [Direction::Bidi, Direction::Uni] {
         prop_assert!(rx.max_streams(d) <= MAX_STREAMS);
@@ -430,12 +430,12 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                 let id = ids.get(s);
                 let closed = seen.contains(&id) && rx.stream(id).is_none();
                 let stream_before = rx.stream(id).map(snap);
-                let conn_before = snap_conn(rx.connection());
+                let conn_before = snap_conn(rx.flow().connection());
                 let result = rx.on_data(id, end, fin);
                 match result {
                     Ok(n) => {
                         let old = stream_before.map_or(0, |s| s.2);
-                        prop_assert_eq!(rx.connection().consumed(), conn_before.2 + n);
+                        prop_assert_eq!(rx.flow().connection().consumed(), conn_before.2 + n);
                         if closed {
                             // Frames for a closed stream are ignored,
                             // unless they change its final size.
@@ -845,7 +845,7 @@ fn final_size_changes_are_errors() {
     // A final size past the limit is FLOW_CONTROL_ERROR, not FINAL_SIZE.
     let id2 = client_bidi(1);
     let limit = common::config_512k().initial_stream_window;
-    let consumed = rx.connection().consumed();
+    let consumed = rx.flow().connection().consumed();
     assert_eq!(
         rx.on_data(id2, limit + 1, true),
         Err(Error::FlowControl {
@@ -858,7 +858,7 @@ fn final_size_changes_are_errors() {
     // size.
     let s = rx.stream(id2).expect("a valid id opens its stream");
     assert_eq!((s.consumed(), s.final_size()), (0, None));
-    assert_eq!(rx.connection().consumed(), consumed);
+    assert_eq!(rx.flow().connection().consumed(), consumed);
     assert_eq!(rx.on_data(id2, limit, true), Ok(limit));
 }
 
@@ -1048,8 +1048,8 @@ fn edges_at_2_62_and_u64_max() {
                 limit: u64::MAX,
             });
         }
-        assert!(rx.connection().limit() <= MAX_VARINT);
-        assert_eq!(rx.connection().consumed(), MAX_VARINT);
+        assert!(rx.flow().connection().limit() <= MAX_VARINT);
+        assert_eq!(rx.flow().connection().consumed(), MAX_VARINT);
         // The second unidirectional stream is beyond MAX_STREAMS.
         let next = StreamId::new(Role::Client, Direction::Uni, 1);
         assert_eq!(rx.on_data(next, 1, false).unwrap_err().code(), 0x04);

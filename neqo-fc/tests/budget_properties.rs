@@ -58,7 +58,7 @@ use proptest::{
 fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
     match id {
         None => {
-            let limit = rx.connection().limit();
+            let limit = rx.flow().connection().limit();
             rx.data_blocked_received(limit);
         }
         Some(id) => {
@@ -382,7 +382,7 @@ impl World {
     fn new(config: Config, checks: Checks) -> Self {
         let rx = ConnectionReceiver::new(Role::Server, config.validate().expect("valid config"));
         let mut w = Self {
-            conn_limit: rx.connection().limit(),
+            conn_limit: rx.flow().connection().limit(),
             rx,
             checks,
             now: Duration::ZERO,
@@ -417,14 +417,14 @@ impl World {
     }
 
     fn snapshot(&self) -> Snapshot {
-        let c = self.rx.connection();
+        let c = self.rx.flow().connection();
         Snapshot {
             streams: (0..IDS)
                 .map(|k| self.rx.stream(sid(k)).map(|s| format!("{s:?}")))
                 .collect(),
             connection: format!("{c:?}"),
             connection_books: (c.limit(), c.consumed(), c.retired()),
-            committed: self.rx.committed(),
+            committed: self.rx.flow().committed(),
             stream_count: self.rx.stream_count(),
             update_pending: self.rx.update_pending(),
         }
@@ -502,12 +502,12 @@ impl World {
     /// Each opening may raise the estimate (1.5 × a seed) and the
     /// connection window (its floor) before the next.
     fn expected_seeds(&self, id: u64) -> Vec<(u64, u64)> {
-        let c = self.rx.config();
+        let c = self.rx.flow().config();
         let initial = c.initial_stream_window;
         let excess = self.excess();
-        let mut estimate = self.rx.estimate();
-        let mut conn_window = self.rx.connection().window();
-        let mut largest = self.rx.largest_window();
+        let mut estimate = self.rx.flow().estimate();
+        let mut conn_window = self.rx.flow().connection().window();
+        let mut largest = self.rx.flow().largest_window();
         let same_type = if id < BIDI { 0..BIDI } else { BIDI..IDS };
         let mut out = Vec::new();
         for k in same_type.filter(|&k| k <= id && !self.seen.contains(&k)) {
@@ -536,14 +536,14 @@ impl World {
                     continue;
                 };
                 assert_eq!(s.window(), seed, "seed of {:?}", sid(k));
-                assert_eq!(s.limit(), self.rx.config().initial_stream_window);
+                assert_eq!(s.limit(), self.rx.flow().config().initial_stream_window);
             }
         }
     }
 
     /// `Σ max(0, credit − initial_stream_window)` over open streams.
     fn excess(&self) -> u64 {
-        let initial = self.rx.config().initial_stream_window;
+        let initial = self.rx.flow().config().initial_stream_window;
         self.open_ids()
             .map(|id| self.rx.stream(id).unwrap().credit().saturating_sub(initial))
             .sum()
@@ -557,7 +557,7 @@ impl World {
         let (consumed, limit) = self
             .rx
             .stream(sid(id))
-            .map_or((0, self.rx.config().initial_stream_window), |s| {
+            .map_or((0, self.rx.flow().config().initial_stream_window), |s| {
                 (s.consumed(), s.limit())
             });
         match end {
@@ -590,14 +590,14 @@ impl World {
         let consumed = self.rx.stream(sid(id)).map_or(0, |s| s.consumed());
         let seeds = self.expected_seeds(id);
         let before = self.failure_snapshot();
-        let conn_before = self.rx.connection().consumed();
-        let committed_before = self.rx.committed();
+        let conn_before = self.rx.flow().connection().consumed();
+        let committed_before = self.rx.flow().committed();
         let r = call(&mut self.rx, sid(id));
         if !matches!(r, Err(Error::StreamLimit { .. })) {
             // Streams opened by this frame held their initial credit, and
             // the connection floor covered it, even if a reset closed one
             // before the call returned.
-            let initial = self.rx.config().initial_stream_window;
+            let initial = self.rx.flow().config().initial_stream_window;
             self.max_committed = self
                 .max_committed
                 .max(committed_before + seeds.len() as u64 * initial);
@@ -607,7 +607,7 @@ impl World {
         self.observe();
         match r {
             Ok(n) => {
-                assert_eq!(self.rx.connection().consumed(), conn_before + n);
+                assert_eq!(self.rx.flow().connection().consumed(), conn_before + n);
                 if closed {
                     // Frames for a closed stream are ignored.
                     assert_eq!(n, 0);
@@ -658,7 +658,7 @@ impl World {
             !matches!(e, Error::StreamLimit { .. }),
             "{e} opened {newly:?}"
         );
-        let initial = self.rx.config().initial_stream_window;
+        let initial = self.rx.flow().config().initial_stream_window;
         for k in 0..IDS {
             if before.streams[k as usize].is_some() {
                 assert_eq!(after.streams[k as usize], before.streams[k as usize], "{e}");
@@ -683,7 +683,7 @@ impl World {
 
     /// Frames whose latest limit was lost.
     fn resend_pending(&self) -> Vec<UpdateFrame> {
-        let conn = self.rx.connection();
+        let conn = self.rx.flow().connection();
         conn.resend_pending()
             .then(|| UpdateFrame::MaxData(conn.limit()))
             .into_iter()
@@ -715,7 +715,7 @@ impl World {
             };
             if self.checks.monotonic {
                 let current = match u {
-                    UpdateFrame::MaxData(_) => self.rx.connection().limit(),
+                    UpdateFrame::MaxData(_) => self.rx.flow().connection().limit(),
                     UpdateFrame::MaxStreamData { id, .. } => {
                         self.rx.stream(id).expect("open").limit()
                     }
@@ -760,13 +760,13 @@ impl World {
         if !self.checks.floor {
             return;
         }
-        let c = self.rx.config();
+        let c = self.rx.flow().config();
         let largest = self
             .open_ids()
             .map(|id| self.rx.stream(id).unwrap().window())
             .max()
             .unwrap_or(0);
-        let w = self.rx.connection().window();
+        let w = self.rx.flow().connection().window();
         // Both floors saturate at 2^62 − 1, the largest window (reached only
         // with windows near 2^62 / streams; the credit itself is never
         // above it).
@@ -776,11 +776,12 @@ impl World {
             "after {when:?}: connection window {w} < ⌈1.5 × {largest}⌉ = {need}"
         );
         if c.budget.is_some() {
-            let covered = self.rx.committed().min(
+            let covered = self.rx.flow().committed().min(
                 self.rx
+                    .flow()
                     .buffered()
                     .saturating_add(self.excess())
-                    .saturating_add(self.rx.estimate()),
+                    .saturating_add(self.rx.flow().estimate()),
             );
             let need = lag_floor(covered, c.update_fraction).min(MAX_VARINT);
             let slack = c.update_fraction.of(w);
@@ -801,7 +802,7 @@ impl World {
                 self.max_stream_window = self.max_stream_window.max(s.window());
             }
         }
-        self.max_committed = self.max_committed.max(self.rx.committed());
+        self.max_committed = self.max_committed.max(self.rx.flow().committed());
         let now = self.instant();
         for c in self.rx.drain_changes() {
             assert_ne!(c.old, c.new, "{c}");
@@ -832,23 +833,23 @@ impl World {
     fn check(&mut self, after: &dyn std::fmt::Debug) {
         self.observe();
         let rx = &self.rx;
-        let c = *rx.config();
+        let c = *rx.flow().config();
         if self.checks.budget
             && let Some(b) = c.budget
         {
             assert!(
-                rx.committed() <= rx.budget(),
+                rx.flow().committed() <= rx.flow().budget(),
                 "after {after:?}: committed {} > budget {}",
-                rx.committed(),
-                rx.budget()
+                rx.flow().committed(),
+                rx.flow().budget()
             );
-            let growth = b.limit(rx.estimate(), 0, 0);
+            let growth = b.limit(rx.flow().estimate(), 0, 0);
             // The promised part counts the streams open now (the old budget
             // counted `max_streams` slots, open or not).
             assert_eq!(
-                rx.budget(),
+                rx.flow().budget(),
                 b.limit(
-                    rx.estimate(),
+                    rx.flow().estimate(),
                     rx.stream_count() as u64,
                     c.initial_stream_window
                 )
@@ -859,28 +860,28 @@ impl World {
                 "after {after:?}: credit beyond the initial windows {excess} > growth {growth}"
             );
             assert!(
-                growth >= self.growth && rx.estimate() >= self.estimate,
+                growth >= self.growth && rx.flow().estimate() >= self.estimate,
                 "after {after:?}: growth budget {} -> {growth}, estimate {} -> {}",
                 self.growth,
                 self.estimate,
-                rx.estimate()
+                rx.flow().estimate()
             );
             self.growth = growth;
-            self.estimate = rx.estimate();
+            self.estimate = rx.flow().estimate();
         }
         if c.budget.is_none() {
-            assert_eq!(rx.budget(), u64::MAX);
+            assert_eq!(rx.flow().budget(), u64::MAX);
         }
         if self.checks.committed_sum {
             let sum: u64 = self
                 .open_ids()
                 .map(|id| rx.stream(id).unwrap().credit())
                 .sum();
-            assert_eq!(rx.committed(), sum, "after {after:?}");
+            assert_eq!(rx.flow().committed(), sum, "after {after:?}");
             assert_eq!(rx.stream_count(), self.open_ids().count());
         }
         if self.checks.monotonic {
-            let conn = rx.connection().limit();
+            let conn = rx.flow().connection().limit();
             assert!(
                 conn >= self.conn_limit,
                 "after {after:?}: MAX_DATA {} -> {conn}",
@@ -919,7 +920,7 @@ impl World {
                 } else {
                     0
                 });
-            let w = rx.connection().window();
+            let w = rx.flow().connection().window();
             assert!(
                 w <= bound,
                 "after {after:?}: connection window {w} > {bound}"
@@ -1046,7 +1047,7 @@ fn connection_floor_follows_a_window_raised_by_rebalancing() {
     rx.on_data(id, 65_536, false).unwrap();
     rx.retire_to(id, 65_536).unwrap();
     common::drive(&mut rx, at(1), rtt(6));
-    assert_eq!(rx.estimate(), 589_824);
+    assert_eq!(rx.flow().estimate(), 589_824);
     let raised: Vec<_> = rx
         .drain_changes()
         .filter(|c| c.subject == Subject::Stream(id) && c.reason == ChangeReason::Budget)
@@ -1056,12 +1057,12 @@ fn connection_floor_follows_a_window_raised_by_rebalancing() {
     // Connection windows never shrink: the floor of the raised window,
     // whatever the stream's update did to its window afterwards.
     assert!(
-        rx.connection().window() >= 589_824,
+        rx.flow().connection().window() >= 589_824,
         "connection window {} < 589,824",
-        rx.connection().window()
+        rx.flow().connection().window()
     );
     let largest = rx.stream(id).unwrap().window();
-    assert!(rx.connection().window() >= config.connection_floor.of_ceil(largest));
+    assert!(rx.flow().connection().window() >= config.connection_floor.of_ceil(largest));
 }
 
 /// The rebalancing pass measures the connection's need as 1.5 × the bytes
@@ -1099,11 +1100,11 @@ fn rebalancing_with_a_saturated_need_does_not_panic() {
     // saturates at u64::MAX.
     pump(&mut rx, at(5));
     common::drive(&mut rx, at(10), hour);
-    assert_eq!(rx.estimate(), u64::MAX);
+    assert_eq!(rx.flow().estimate(), u64::MAX);
     // Another window read before the next pass: any need > 0 then
     // evaluates `u64::MAX + u64::MAX / 8`.
     pump(&mut rx, at(20));
     let next = rx.next_timeout().unwrap();
     common::drive(&mut rx, next, hour);
-    assert!(rx.committed() <= rx.budget());
+    assert!(rx.flow().committed() <= rx.flow().budget());
 }

@@ -43,7 +43,7 @@ fn open(rx: &mut ConnectionReceiver<ExcessTuner>, id: StreamId, _now: std::time:
 fn blocked(rx: &mut ConnectionReceiver<ExcessTuner>, id: Option<StreamId>) {
     match id {
         None => {
-            let limit = rx.connection().limit();
+            let limit = rx.flow().connection().limit();
             rx.data_blocked_received(limit);
         }
         Some(id) => {
@@ -88,7 +88,10 @@ fn updates(
     assert_floor_within(
         rx,
         0..16,
-        rx.config().update_fraction.of(rx.connection().window()),
+        rx.flow()
+            .config()
+            .update_fraction
+            .of(rx.flow().connection().window()),
     );
     let mut out = Vec::new();
     while let Some(u) = rx.next_update(now, r) {
@@ -110,7 +113,7 @@ fn largest(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u
 /// `⌈credit / (1 − f)⌉`: the connection window that leaves `credit`
 /// available after the update lag.
 fn lag_floor(rx: &ConnectionReceiver<ExcessTuner>, credit: u64) -> u64 {
-    let f = rx.config().update_fraction;
+    let f = rx.flow().config().update_fraction;
     let usable = u64::from(f.den() - f.num()).max(1);
     (u128::from(credit) * u128::from(f.den()))
         .div_ceil(u128::from(usable))
@@ -120,7 +123,7 @@ fn lag_floor(rx: &ConnectionReceiver<ExcessTuner>, credit: u64) -> u64 {
 
 /// [`lag_floor`] of all the credit given to streams.
 fn committed_floor(rx: &ConnectionReceiver<ExcessTuner>) -> u64 {
-    lag_floor(rx, rx.committed())
+    lag_floor(rx, rx.flow().committed())
 }
 
 /// The credit the connection stands behind, recomputed: `min(committed,
@@ -133,7 +136,9 @@ fn covered(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u
                 .map(|s| s.credit().saturating_sub(INITIAL))
         })
         .sum();
-    rx.committed().min(rx.buffered() + beyond + rx.estimate())
+    rx.flow()
+        .committed()
+        .min(rx.flow().buffered() + beyond + rx.flow().estimate())
 }
 
 /// The connection window is ≥ ⌈1.5 × largest stream window⌉ and, with a
@@ -150,13 +155,14 @@ fn assert_floor_within(
     ids: std::ops::Range<u64>,
     slack: u64,
 ) {
-    let w = rx.connection().window();
+    let w = rx.flow().connection().window();
     let need = rx
+        .flow()
         .config()
         .connection_floor
         .of_ceil(largest(rx, ids.clone()));
     assert!(w >= need, "connection window {w} < ⌈1.5 × largest⌉ {need}");
-    if rx.config().budget.is_some() {
+    if rx.flow().config().budget.is_some() {
         let need = lag_floor(rx, covered(rx, ids));
         assert!(
             w + slack >= need,
@@ -176,14 +182,14 @@ fn credit_sum(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -
 #[test]
 fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     let mut rx = receiver(common::config_512k());
-    assert_eq!(rx.estimate(), 512 * KIB);
+    assert_eq!(rx.flow().estimate(), 512 * KIB);
     open(&mut rx, sid(0), at(5));
     let s = rx.stream(sid(0)).unwrap();
     assert_eq!(s.window(), SEED);
     // The peer only knows the transport parameter until an update goes out.
     assert_eq!(s.limit(), INITIAL);
-    assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.largest_window(), SEED);
+    assert_eq!(rx.flow().committed(), INITIAL);
+    assert_eq!(rx.flow().largest_window(), SEED);
     let seen = changes(&mut rx);
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(seen[0].subject, Subject::Stream(sid(0)));
@@ -194,10 +200,10 @@ fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     assert!(rx.update_pending());
     let sent = updates(&mut rx, at(5), rtt(50));
     assert_eq!(sent, [msd(sid(0), SEED)]);
-    assert_eq!(rx.committed(), SEED);
+    assert_eq!(rx.flow().committed(), SEED);
     // Another frame on it opens nothing new and changes nothing.
     open(&mut rx, sid(0), at(6));
-    assert_eq!((rx.stream_count(), rx.committed()), (1, SEED));
+    assert_eq!((rx.stream_count(), rx.flow().committed()), (1, SEED));
     assert!(changes(&mut rx).is_empty());
 }
 
@@ -241,9 +247,12 @@ fn seed_follows_the_grown_estimate() {
     // 128 KiB = 92,160; expected 18,432; excess 112,640; × the bonus added.
     let w = rx.stream(id).unwrap().window();
     assert_eq!(w, SEED + ExcessTuner::DEFAULT.bonus * 112_640);
-    assert_eq!(rx.estimate(), 3 * w / 2);
+    assert_eq!(rx.flow().estimate(), 3 * w / 2);
     open(&mut rx, sid(1), at(11));
-    assert_eq!(rx.stream(sid(1)).unwrap().window(), rx.estimate() / 4);
+    assert_eq!(
+        rx.stream(sid(1)).unwrap().window(),
+        rx.flow().estimate() / 4
+    );
 }
 
 #[test]
@@ -256,9 +265,9 @@ fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
         open(&mut rx, sid(i), at(0));
     }
     updates(&mut rx, at(0), rtt(50));
-    assert_eq!(rx.committed(), 8 * SEED);
-    assert_eq!(rx.connection().window(), (8 * SEED * 4).div_ceil(3));
-    assert_eq!(rx.estimate(), 512 * KIB);
+    assert_eq!(rx.flow().committed(), 8 * SEED);
+    assert_eq!(rx.flow().connection().window(), (8 * SEED * 4).div_ceil(3));
+    assert_eq!(rx.flow().estimate(), 512 * KIB);
     open(&mut rx, sid(8), at(1));
     assert_eq!(rx.stream(sid(8)).unwrap().window(), SEED);
     // Without a budget the basis is the connection window itself.
@@ -269,7 +278,7 @@ fn seed_uses_the_estimate_not_the_connection_window_inflated_by_credit() {
     });
     open(&mut rx, sid(0), at(0));
     assert_eq!(rx.stream(sid(0)).unwrap().window(), 512 * KIB);
-    assert_eq!(rx.budget(), u64::MAX);
+    assert_eq!(rx.flow().budget(), u64::MAX);
 }
 
 /// A budget whose growth part is exactly `ceiling` bytes, no rebalancing,
@@ -294,28 +303,28 @@ fn tight(ceiling: u64, max_streams: u64) -> Config {
 #[test]
 fn seed_with_no_budget_room_stays_at_the_initial_window() {
     let mut rx = receiver(tight(0, 4));
-    assert_eq!(rx.budget(), 0);
+    assert_eq!(rx.flow().budget(), 0);
     open(&mut rx, sid(0), at(0));
     // The open stream's 64 KiB promised, no growth: no room to seed.
-    assert_eq!(rx.budget(), INITIAL);
+    assert_eq!(rx.flow().budget(), INITIAL);
     assert_eq!(rx.stream(sid(0)).unwrap().window(), INITIAL);
     assert!(changes(&mut rx).is_empty());
     assert!(updates(&mut rx, at(0), rtt(50)).is_empty());
-    assert_eq!(rx.committed(), INITIAL);
+    assert_eq!(rx.flow().committed(), INITIAL);
 }
 
 #[test]
 fn seed_uses_the_whole_budget_room() {
     let mut rx = receiver(tight(100_000, 4));
     // Budget: 65,536 promised per open stream + 100,000 growth.
-    assert_eq!(rx.budget(), 100_000);
+    assert_eq!(rx.flow().budget(), 100_000);
     open(&mut rx, sid(0), at(0));
-    assert_eq!(rx.budget(), INITIAL + 100_000);
+    assert_eq!(rx.flow().budget(), INITIAL + 100_000);
     // 100,000 of room; the seed needs only 65,536 of it beyond the
     // promised initial window.
     assert_eq!(rx.stream(sid(0)).unwrap().window(), SEED);
     updates(&mut rx, at(0), rtt(50));
-    assert_eq!(rx.committed(), SEED);
+    assert_eq!(rx.flow().committed(), SEED);
     // The second stream: 100,000 − 65,536 = 34,464 of room left: seed
     // 65,536 + 34,464 = 100,000.
     open(&mut rx, sid(1), at(0));
@@ -332,8 +341,8 @@ fn seed_uses_the_whole_budget_room() {
             .iter()
             .all(|c| c.reason != ChangeReason::Budget)
     );
-    assert_eq!(rx.committed(), rx.budget());
-    assert_eq!(rx.committed(), 362_144);
+    assert_eq!(rx.flow().committed(), rx.flow().budget());
+    assert_eq!(rx.flow().committed(), 362_144);
 }
 
 #[test]
@@ -344,10 +353,10 @@ fn seed_within_a_tight_budget_never_overcommits() {
         let seed = rx.stream(sid(i)).unwrap().window();
         assert!((INITIAL..=SEED).contains(&seed), "seed {seed}");
         updates(&mut rx, at(0), rtt(50));
-        assert!(rx.committed() <= rx.budget());
-        assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
+        assert!(rx.flow().committed() <= rx.flow().budget());
+        assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..4));
     }
-    assert_eq!(rx.budget(), 4 * INITIAL + 100_000);
+    assert_eq!(rx.flow().budget(), 4 * INITIAL + 100_000);
 }
 
 // ------------------------------------------------------- stream limit
@@ -368,10 +377,10 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     changes(&mut rx);
     let before = (
         rx.stream_count(),
-        rx.committed(),
-        rx.budget(),
-        rx.connection().window(),
-        rx.connection().consumed(),
+        rx.flow().committed(),
+        rx.flow().budget(),
+        rx.flow().connection().window(),
+        rx.flow().connection().consumed(),
         rx.update_pending(),
     );
     let e = rx.on_data(sid(2), 0, false).unwrap_err();
@@ -395,10 +404,10 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     );
     let after = (
         rx.stream_count(),
-        rx.committed(),
-        rx.budget(),
-        rx.connection().window(),
-        rx.connection().consumed(),
+        rx.flow().committed(),
+        rx.flow().budget(),
+        rx.flow().connection().window(),
+        rx.flow().connection().consumed(),
         rx.update_pending(),
     );
     assert_eq!(before, after);
@@ -441,9 +450,9 @@ fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
     format!(
         "{:?} {:?} {} {} {} {}",
         rx.stream(id),
-        rx.connection(),
-        rx.committed(),
-        rx.budget(),
+        rx.flow().connection(),
+        rx.flow().committed(),
+        rx.flow().budget(),
         rx.stream_count(),
         rx.update_pending()
     )
@@ -470,7 +479,7 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.stream(id).unwrap().final_size(), None);
-    assert_eq!(rx.buffered(), INITIAL);
+    assert_eq!(rx.flow().buffered(), INITIAL);
 }
 
 #[test]
@@ -500,7 +509,7 @@ fn final_size_errors_change_nothing() {
         }
     );
     assert_eq!(snapshot(&rx, id), before);
-    assert_eq!(rx.connection().consumed(), 6000);
+    assert_eq!(rx.flow().connection().consumed(), 6000);
 }
 
 #[test]
@@ -513,7 +522,10 @@ fn data_past_the_connection_limit_changes_nothing() {
     for i in 0..8 {
         rx.on_data(sid(i), INITIAL, false).unwrap();
     }
-    assert_eq!(rx.connection().consumed(), rx.connection().limit());
+    assert_eq!(
+        rx.flow().connection().consumed(),
+        rx.flow().connection().limit()
+    );
     let id = sid(8);
     let before = snapshot(&rx, id);
     let e = rx.on_data(id, 1, false).unwrap_err();
@@ -541,8 +553,8 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     let e = rx.on_data(sid(9), INITIAL + 1, false).unwrap_err();
     assert_eq!(e.code(), 0x03);
     assert_eq!(rx.stream_count(), 10);
-    assert_eq!(rx.committed(), 10 * INITIAL);
-    assert_eq!(rx.connection().consumed(), 0);
+    assert_eq!(rx.flow().committed(), 10 * INITIAL);
+    assert_eq!(rx.flow().connection().consumed(), 0);
     assert_eq!(rx.stream(sid(9)).unwrap().consumed(), 0);
     assert_eq!(changes(&mut rx), changes(&mut twin));
     for i in 0..10 {
@@ -551,7 +563,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     // The next valid frame is accounted as on any open stream.
     assert_eq!(rx.on_data(sid(9), INITIAL, false), Ok(INITIAL));
     assert_eq!(rx.stream_count(), 10);
-    assert_eq!(rx.connection().consumed(), INITIAL);
+    assert_eq!(rx.flow().connection().consumed(), INITIAL);
 }
 
 /// The docs of `on_data`: on error the data is not accounted. Here the
@@ -574,13 +586,13 @@ fn failed_data_on_a_new_stream_accounts_nothing_at_the_connection() {
             limit: 1_000
         }
     );
-    let c = rx.connection();
+    let c = rx.flow().connection();
     assert_eq!((c.consumed(), c.retired(), c.limit()), (0, 0, 1_000));
     // Opening it: seed max(64 KiB, ¼ × 1,000) = 64 KiB, and the connection
     // floor ⌈1.5 × 65,536⌉ = 98,304 (above ⌈4/3 × committed⌉ = 87,382).
     assert_eq!(rx.stream_count(), 1);
     assert_eq!(
-        (rx.connection().window(), rx.largest_window()),
+        (rx.flow().connection().window(), rx.flow().largest_window()),
         (98_304, INITIAL),
         "(connection window, largest window)"
     );
@@ -610,53 +622,60 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     rx.retire_to(sid(0), 4_000).unwrap();
     rx.on_data(sid(1), 3_000, false).unwrap();
     // Stream 0's credit ends at its final size: 10,000 − 4,000 read.
-    assert_eq!(rx.committed(), 6_000 + INITIAL);
-    assert_eq!(rx.buffered(), 9_000);
+    assert_eq!(rx.flow().committed(), 6_000 + INITIAL);
+    assert_eq!(rx.flow().buffered(), 9_000);
     // The promised part counts the open streams: 2 × 64 KiB, plus the
     // growth part 3 × the 512 KiB estimate.
-    assert_eq!(rx.budget(), 2 * INITIAL + 3 * 512 * KIB);
+    assert_eq!(rx.flow().budget(), 2 * INITIAL + 3 * 512 * KIB);
     rx.close_stream(sid(0));
     assert!(rx.stream(sid(0)).is_none());
     assert_eq!(rx.stream_count(), 1);
-    assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.committed(), credit_sum(&rx, 0..2));
+    assert_eq!(rx.flow().committed(), INITIAL);
+    assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..2));
     // The 6,000 unread bytes count as retired at the connection.
-    assert_eq!(rx.connection().retired(), 10_000);
-    assert_eq!(rx.connection().consumed(), 13_000);
-    assert_eq!(rx.buffered(), 3_000);
+    assert_eq!(rx.flow().connection().retired(), 10_000);
+    assert_eq!(rx.flow().connection().consumed(), 13_000);
+    assert_eq!(rx.flow().buffered(), 3_000);
     // The closed stream's promised 64 KiB leave the budget with it (the old
     // budget counted every `max_streams` slot, open or not).
-    assert_eq!(rx.budget(), INITIAL + 3 * 512 * KIB);
+    assert_eq!(rx.flow().budget(), INITIAL + 3 * 512 * KIB);
     // Closing again, or an unknown stream, does nothing.
     rx.close_stream(sid(0));
     rx.close_stream(sid(77));
-    assert_eq!((rx.stream_count(), rx.committed()), (1, INITIAL));
-    assert_eq!(rx.connection().retired(), 10_000);
+    assert_eq!((rx.stream_count(), rx.flow().committed()), (1, INITIAL));
+    assert_eq!(rx.flow().connection().retired(), 10_000);
     // The peer may open one more stream; stream 1's seed update goes too.
     let sent = updates(&mut rx, at(1), rtt(50));
     assert_eq!(sent, [msd(sid(1), SEED), MAX_STREAMS_BIDI_101]);
-    assert_eq!(rx.committed(), SEED);
+    assert_eq!(rx.flow().committed(), SEED);
 
     // Stream 1 closed before its final size: still counted, its 3,000
     // unread bytes released.
     rx.close_stream(sid(1));
     assert_eq!(rx.stream_count(), 1);
     assert_eq!(rx.stream(sid(1)).unwrap().retired(), 3_000);
-    assert_eq!((rx.connection().retired(), rx.buffered()), (13_000, 0));
-    assert_eq!(rx.committed(), SEED - 3_000);
+    assert_eq!(
+        (rx.flow().connection().retired(), rx.flow().buffered()),
+        (13_000, 0)
+    );
+    assert_eq!(rx.flow().committed(), SEED - 3_000);
     // Data still arriving is counted against the limits and released.
     rx.on_data(sid(1), 5_000, false).unwrap();
-    assert_eq!(rx.buffered(), 0);
-    assert_eq!(rx.connection().consumed(), 15_000);
-    assert_eq!(rx.committed(), SEED - 5_000);
+    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().consumed(), 15_000);
+    assert_eq!(rx.flow().committed(), SEED - 5_000);
     // The final size arrives: the stream is forgotten.
     assert_eq!(rx.on_data(sid(1), 6_000, true), Ok(1_000));
     assert!(rx.stream(sid(1)).is_none());
     assert_eq!(
-        (rx.stream_count(), rx.committed(), rx.buffered()),
+        (
+            rx.stream_count(),
+            rx.flow().committed(),
+            rx.flow().buffered()
+        ),
         (0, 0, 0)
     );
-    assert_eq!(rx.connection().retired(), 16_000);
+    assert_eq!(rx.flow().connection().retired(), 16_000);
     assert_eq!(
         updates(&mut rx, at(3), rtt(50)),
         [UpdateFrame::MaxStreams {
@@ -672,16 +691,16 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     // 231,072 while both are open (it counts open streams).
     let mut rx = receiver(tight(100_000, 2));
     let (a, b, c) = (sid(0), sid(1), sid(2));
-    assert_eq!(rx.budget(), 100_000);
+    assert_eq!(rx.flow().budget(), 100_000);
     // a is seeded at 131,072 (65,536 of room), b at 65,536 + 34,464.
     open(&mut rx, a, at(0));
     updates(&mut rx, at(0), rtt(50));
     open(&mut rx, b, at(0));
     assert_eq!(rx.stream(b).unwrap().window(), 100_000);
     updates(&mut rx, at(0), rtt(50));
-    assert_eq!(rx.budget(), 231_072);
-    assert_eq!(rx.committed(), 231_072);
-    assert_eq!(rx.committed(), rx.budget());
+    assert_eq!(rx.flow().budget(), 231_072);
+    assert_eq!(rx.flow().committed(), 231_072);
+    assert_eq!(rx.flow().committed(), rx.flow().budget());
     // a's peer sends 10,000 bytes that are never read; a is reset. Its
     // 131,072 of credit leave `committed`, the 65,536 beyond its initial
     // window return to the growth room, its promised 65,536 leave the
@@ -689,9 +708,9 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     rx.on_data(a, 10_000, false).unwrap();
     assert_eq!(rx.reset_received(a, 10_000), Ok(0));
     assert!(rx.stream(a).is_none());
-    assert_eq!(rx.committed(), 100_000);
-    assert_eq!(rx.budget(), INITIAL + 100_000);
-    assert_eq!(rx.buffered(), 0);
+    assert_eq!(rx.flow().committed(), 100_000);
+    assert_eq!(rx.flow().budget(), INITIAL + 100_000);
+    assert_eq!(rx.flow().buffered(), 0);
     // A new stream in a's place (once MAX_STREAMS allows it) finds the
     // 65,536 of room again.
     assert_eq!(
@@ -704,8 +723,8 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     open(&mut rx, c, at(2));
     assert_eq!(rx.stream(c).unwrap().window(), SEED);
     updates(&mut rx, at(2), rtt(50));
-    assert_eq!(rx.committed(), rx.budget());
-    assert_eq!(rx.committed(), credit_sum(&rx, 0..3));
+    assert_eq!(rx.flow().committed(), rx.flow().budget());
+    assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..3));
     // A third open stream is refused: two at once.
     assert_eq!(
         rx.on_data(sid(3), 0, false),
@@ -718,18 +737,18 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     // and opening another: still within the budget.
     rx.on_data(b, 0, true).unwrap();
     rx.close_stream(b);
-    assert_eq!(rx.committed(), SEED);
+    assert_eq!(rx.flow().committed(), SEED);
     updates(&mut rx, at(3), rtt(50));
     open(&mut rx, sid(3), at(3));
     assert_eq!(rx.stream(sid(3)).unwrap().window(), 100_000);
     updates(&mut rx, at(3), rtt(50));
     assert!(
-        rx.committed() <= rx.budget(),
+        rx.flow().committed() <= rx.flow().budget(),
         "committed {} > budget {}",
-        rx.committed(),
-        rx.budget()
+        rx.flow().committed(),
+        rx.flow().budget()
     );
-    assert_eq!(rx.committed(), 231_072);
+    assert_eq!(rx.flow().committed(), 231_072);
 }
 
 #[test]
@@ -745,7 +764,7 @@ fn late_frames_for_closed_streams_are_ignored() {
     assert_eq!(updates(&mut rx, at(1), rtt(50)), [MAX_STREAMS_BIDI_101]);
     changes(&mut rx);
     let before = snapshot(&rx, id);
-    let consumed = rx.connection().consumed();
+    let consumed = rx.flow().connection().consumed();
     rx.update_lost(sent[0]);
     rx.update_acked(sent[0]);
     rx.update_lost(msd(id, u64::MAX));
@@ -759,11 +778,11 @@ fn late_frames_for_closed_streams_are_ignored() {
     assert_eq!(rx.on_data(id, 30_000, false).unwrap_err().code(), 0x06);
     assert_eq!(rx.reset_received(id, 20_000), Ok(0));
     assert_eq!(snapshot(&rx, id), before);
-    assert_eq!(rx.connection().consumed(), consumed);
+    assert_eq!(rx.flow().connection().consumed(), consumed);
     assert!(!rx.update_pending());
     assert!(updates(&mut rx, at(100), rtt(50)).is_empty());
     assert!(rx.stream(id).is_none());
-    assert_eq!(rx.committed(), 0);
+    assert_eq!(rx.flow().committed(), 0);
     assert!(changes(&mut rx).is_empty());
 }
 
@@ -782,9 +801,9 @@ fn next_update_sends_max_data_when_due() {
     // 128 KiB − 1 retired at the connection: not yet due.
     rx.on_data(sid(0), SEED, false).unwrap();
     rx.retire_to(sid(0), SEED - 1).unwrap();
-    assert!(!rx.connection().update_due());
+    assert!(!rx.flow().connection().update_due());
     rx.retire_to(sid(0), SEED).unwrap();
-    assert!(rx.connection().update_due());
+    assert!(rx.flow().connection().update_due());
     let sent = updates(&mut rx, at(10), rtt(50));
     // The stream first, then MAX_DATA = retired + window.
     assert_eq!(sent.len(), 2, "{sent:?}");
@@ -792,7 +811,7 @@ fn next_update_sends_max_data_when_due() {
     let UpdateFrame::MaxData(max_data) = sent[1] else {
         panic!("{sent:?}")
     };
-    let c = rx.connection();
+    let c = rx.flow().connection();
     assert_eq!(max_data, c.limit());
     assert_eq!(max_data, SEED + c.window());
     // The window covers the credit now given to streams (one stream,
@@ -824,16 +843,16 @@ fn default_with_open(max_streams: u64, open_now: u64) -> ConnectionReceiver<Exce
 fn idle_promises_are_backed_up_to_one_need() {
     let mut rx = default_with_open(1000, 1000);
     // Before any update: one estimate (1 MiB) over 3/4.
-    assert_eq!(rx.connection().window(), (4u64 << 20).div_ceil(3));
+    assert_eq!(rx.flow().connection().window(), (4u64 << 20).div_ceil(3));
     // The seeds go out: six streams at 512 KiB and a seventh at what is
     // left use the growth budget (3 × the 1 MiB estimate), then MAX_DATA.
     let sent = updates(&mut rx, at(0), rtt(50));
     assert_eq!(sent.len(), 8, "{sent:?}");
     let promised = 1000 * INITIAL;
-    assert_eq!(rx.committed(), promised + (3 << 20));
+    assert_eq!(rx.flow().committed(), promised + (3 << 20));
     // The connection covers those seeds and one estimate, over 3/4:
     // 16/3 MiB, against 1000 × 64 KiB × 4/3 = 83 MiB for every promise.
-    let w = rx.connection().window();
+    let w = rx.flow().connection().window();
     assert_eq!(w, lag_floor(&rx, covered(&rx, 0..1000)));
     assert_eq!(w, (16u64 << 20).div_ceil(3));
     assert!(w < committed_floor(&rx) / 10, "{w}");
@@ -853,24 +872,24 @@ fn parked_bytes_keep_the_readers_room() {
     assert_eq!(reader, 512 * KIB);
     for round in 1..100 {
         for k in 1..51 {
-            let (s, c) = (rx.stream(sid(k)).unwrap(), rx.connection());
+            let (s, c) = (rx.stream(sid(k)).unwrap(), rx.flow().connection());
             let room = c.limit() - c.consumed();
             let end = s.limit().min(s.consumed() + room);
             rx.on_data(sid(k), end, false).unwrap();
             // Within an update threshold of the floor after data arrives.
-            let w = rx.connection().window();
-            let slack = rx.config().update_fraction.of(w);
+            let w = rx.flow().connection().window();
+            let slack = rx.flow().config().update_fraction.of(w);
             let need = lag_floor(&rx, covered(&rx, 0..51));
             assert!(w + slack >= need, "{w} + {slack} < {need}");
         }
         updates(&mut rx, at(round), rtt(50));
-        let c = rx.connection();
+        let c = rx.flow().connection();
         let free = c.limit() - c.consumed();
         assert!(free >= reader, "round {round}: {free} < {reader}");
     }
     // Every parked stream is full: the connection never held them back.
     let full: u64 = (1..51).map(|k| rx.stream(sid(k)).unwrap().limit()).sum();
-    assert_eq!(rx.buffered(), full);
+    assert_eq!(rx.flow().buffered(), full);
     assert!(full >= 50 * INITIAL);
 }
 
@@ -946,8 +965,8 @@ fn blocked_frames_make_an_update_due_when_credit_can_grow() {
     assert!(sent[1].is_empty());
     assert_eq!(sent[2], [msd(sid(0), INITIAL + 2_048)]);
     // The stream's credit is back at its promised 64 KiB: no growth used.
-    assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.budget(), INITIAL + (1 << 20));
+    assert_eq!(rx.flow().committed(), INITIAL);
+    assert_eq!(rx.flow().budget(), INITIAL + (1 << 20));
     // DATA_BLOCKED with little read at the connection level: no MAX_DATA
     // beyond what retiring allows (2,048 < the 1/8 step of 128 KiB).
     blocked(&mut rx, None);
@@ -997,8 +1016,8 @@ fn blocked_frames_are_answered_within_the_promised_credit_without_growth() {
     assert_eq!(sent[2], [msd(sid(0), INITIAL + 2_048)]);
     // All 64 KiB read: the limit moves on by a whole initial window.
     assert_eq!(sent[3], [msd(sid(0), 2 * INITIAL)]);
-    assert_eq!(rx.committed(), INITIAL);
-    assert_eq!(rx.budget(), INITIAL);
+    assert_eq!(rx.flow().committed(), INITIAL);
+    assert_eq!(rx.flow().budget(), INITIAL);
 }
 
 #[test]
@@ -1020,7 +1039,7 @@ fn lost_update_is_resent_even_without_budget_room() {
     let first = updates(&mut rx, at(0), r);
     let lost = msd(a, SEED);
     assert_eq!(first, [lost, msd(b, 100_000)]);
-    assert_eq!(rx.committed(), rx.budget(), "no room left");
+    assert_eq!(rx.flow().committed(), rx.flow().budget(), "no room left");
     // a's peer, which only knows 65,536, sends it; a reads 16,383 (one
     // byte short of an update: a quarter of 131,072 is 32,768), freeing
     // 16,383 of room. b's peer sends 100,000 and b reads a quarter of
@@ -1031,7 +1050,7 @@ fn lost_update_is_resent_even_without_budget_room() {
     rx.retire_to(b, 25_000).unwrap();
     let sent = updates(&mut rx, at(1), r);
     assert_eq!(sent, [msd(b, 100_000 + 16_383 + 25_000)]);
-    assert_eq!(rx.committed(), rx.budget(), "no room left");
+    assert_eq!(rx.flow().committed(), rx.flow().budget(), "no room left");
     // The frame carrying a's 131,072 is lost; the peer, blocked at
     // 65,536, keeps sending STREAM_DATA_BLOCKED. b's application stalls.
     // a wants 16,383 more, a quarter of its update quantum: without the
@@ -1046,11 +1065,11 @@ fn lost_update_is_resent_even_without_budget_room() {
         resent.first(),
         Some(&lost),
         "lost {lost:?} not re-sent at once: {resent:?}; committed {} budget {}",
-        rx.committed(),
-        rx.budget()
+        rx.flow().committed(),
+        rx.flow().budget()
     );
     // Re-sending used no room.
-    assert!(rx.committed() <= rx.budget());
+    assert!(rx.flow().committed() <= rx.flow().budget());
     assert_eq!(rx.stream(a).unwrap().limit(), SEED);
 }
 
@@ -1092,7 +1111,7 @@ fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
             let seen = changes(&mut rx);
             assert_eq!(seen[0].reason, ChangeReason::Budget);
             assert_eq!((seen[0].old, seen[0].new), (INITIAL, 393_216));
-            assert_eq!(rx.estimate(), 589_824);
+            assert_eq!(rx.flow().estimate(), 589_824);
         }
     }
     // The first MAX_STREAM_DATA at 1 ms, with at least all the growth
@@ -1101,7 +1120,7 @@ fn a_raised_window_does_not_hold_back_the_credit_the_room_allows() {
     let &(when, limit) = sent.first().expect("no MAX_STREAM_DATA in 30 ms");
     assert_eq!(when, 1, "{sent:?}");
     assert!((2 * INITIAL..=3 * INITIAL).contains(&limit), "{sent:?}");
-    assert!(rx.committed() <= rx.budget());
+    assert!(rx.flow().committed() <= rx.flow().budget());
 }
 
 // --------------------------------------------------------- closed loop
@@ -1232,15 +1251,15 @@ impl Loop {
             .map(|f| rx.stream(f.id).unwrap().window())
             .max()
             .unwrap();
-        let w = rx.connection().window();
-        let need = rx.config().connection_floor.of_ceil(largest);
+        let w = rx.flow().connection().window();
+        let need = rx.flow().config().connection_floor.of_ceil(largest);
         if w < need {
             self.floor_violations.push(format!(
                 "t={} ms: connection window {w} < ⌈1.5 × {largest}⌉ = {need}",
                 self.tick
             ));
         }
-        if rx.committed() > rx.budget() {
+        if rx.flow().committed() > rx.flow().budget() {
             self.budget_violations += 1;
         }
     }
@@ -1252,7 +1271,7 @@ impl Loop {
             let (_, i, end) = self.data.pop_front().unwrap();
             self.rx.on_data(self.flows[i].id, end, false).unwrap();
         }
-        self.max_buffered = self.max_buffered.max(self.rx.buffered());
+        self.max_buffered = self.max_buffered.max(self.rx.flow().buffered());
         while self.frames.front().is_some_and(|f| f.0 <= self.tick) {
             let (_, u) = self.frames.pop_front().unwrap();
             match u {
@@ -1280,7 +1299,7 @@ impl Loop {
             };
             f.read_log.push(n);
         }
-        let estimate = self.rx.estimate();
+        let estimate = self.rx.flow().estimate();
         if fire_timer(&mut self.rx, now, self.rtt) {
             self.passes.push(self.tick);
         }
@@ -1294,7 +1313,7 @@ impl Loop {
             self.frames.push_back((self.tick + self.one_way, u));
         }
         self.check_after_next_update();
-        self.estimates.push((estimate, self.rx.estimate()));
+        self.estimates.push((estimate, self.rx.flow().estimate()));
         let mut link = self.link_per_tick;
         let n_flows = self.flows.len();
         for k in 0..n_flows {
@@ -1627,7 +1646,7 @@ fn after_the_ramp_each_stream_holds_its_share_not_its_seed() {
     let mut most = 0;
     for _ in 1000..3000 {
         sim.step();
-        let share = (sim.rx.estimate() / n).max(INITIAL / 4);
+        let share = (sim.rx.flow().estimate() / n).max(INITIAL / 4);
         for f in &sim.flows {
             let s = sim.rx.stream(f.id).unwrap();
             most = most.max(s.credit());
@@ -1660,7 +1679,11 @@ fn a_slow_sender_is_not_a_slow_reader() {
     );
     assert_eq!(sim.window(0), grown);
     // It reads everything that arrives.
-    assert!(sim.rx.buffered() <= READ / 10, "{}", sim.rx.buffered());
+    assert!(
+        sim.rx.flow().buffered() <= READ / 10,
+        "{}",
+        sim.rx.flow().buffered()
+    );
     sim.link_per_tick = LINK;
     sim.run_until(3201);
     // One RTT for the data to arrive, then the full rate.
@@ -1718,7 +1741,7 @@ fn slow_reader_under_a_budget_never_grows_its_window() {
         "{} bytes unread",
         sim.max_buffered
     );
-    assert_eq!(sim.rx.connection().window(), 512 * KIB);
+    assert_eq!(sim.rx.flow().connection().window(), 512 * KIB);
 }
 
 #[test]
@@ -1735,7 +1758,7 @@ fn slow_reader_without_a_budget_never_grows_its_window() {
         "{} bytes unread",
         sim.max_buffered
     );
-    assert_eq!(sim.rx.connection().window(), 512 * KIB);
+    assert_eq!(sim.rx.flow().connection().window(), 512 * KIB);
     // The reader still read at its rate once the first window arrived.
     assert_eq!(sim.read(0, 100, 10_000), 9_900 * (LINK / 100));
 }
@@ -1790,11 +1813,11 @@ fn hours_between_calls_and_zero_rtt_are_fine() {
         rx.on_data(id, end, false).unwrap();
         rx.retire_to(id, end).unwrap();
         updates(&mut rx, base() + now, r);
-        assert!(rx.committed() <= rx.budget());
-        assert_eq!(rx.committed(), credit_sum(&rx, 0..1));
+        assert!(rx.flow().committed() <= rx.flow().budget());
+        assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..1));
     }
     assert!(rx.stream(id).unwrap().limit() > end);
-    assert!(rx.stream(id).unwrap().window() <= rx.config().max_stream_window);
+    assert!(rx.stream(id).unwrap().window() <= rx.flow().config().max_stream_window);
 }
 
 /// Three streams read everything at once every millisecond (RTT 1 s):
@@ -1813,8 +1836,8 @@ fn fast_readers(config: Config) -> ConnectionReceiver<ExcessTuner> {
             }
         }
         updates(&mut rx, now, Rtt::from_sample(Duration::from_secs(1)));
-        assert!(rx.committed() <= rx.budget());
-        assert_eq!(rx.committed(), credit_sum(&rx, 0..4));
+        assert!(rx.flow().committed() <= rx.flow().budget());
+        assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..4));
     }
     rx
 }
@@ -1830,7 +1853,7 @@ fn excess(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u6
 #[test]
 fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
     let rx = fast_readers(common::config_512k());
-    let cap = rx.config().max_stream_window;
+    let cap = rx.flow().config().max_stream_window;
     // Two readers reach the cap; the third's window is cut (reason Budget)
     // to the credit the budget could grant it.
     let windows: Vec<u64> = (0..3)
@@ -1845,8 +1868,8 @@ fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
     assert_eq!(rx.stream(sid(3)).unwrap().window(), SEED);
     // Growth is capped at 64 MiB on top of the four open streams' promised
     // 64 KiB (the old budget promised all 100 `max_streams` slots).
-    assert_eq!(rx.estimate(), 48 << 20);
-    assert_eq!(rx.budget(), 4 * INITIAL + (64 << 20));
+    assert_eq!(rx.flow().estimate(), 48 << 20);
+    assert_eq!(rx.flow().budget(), 4 * INITIAL + (64 << 20));
     // Two readers hold 32 MiB of credit each, the unread stream its
     // 128 KiB: all the growth but 65,536 bytes. The third reader still
     // gets its own promised 64 KiB (it costs no growth) plus what is left:
@@ -1862,10 +1885,10 @@ fn stream_windows_stop_at_the_cap_and_the_budget_at_its_ceiling() {
     assert_eq!(credits[3], SEED, "{credits:?}");
     let third = credits[..3].iter().copied().find(|&c| c != cap).unwrap();
     assert_eq!(third, 2 * INITIAL, "{credits:?}");
-    assert_eq!(rx.committed(), 2 * cap + SEED + 2 * INITIAL);
+    assert_eq!(rx.flow().committed(), 2 * cap + SEED + 2 * INITIAL);
     assert_eq!(excess(&rx, 0..4), 64 << 20);
     // Every byte of the budget is committed.
-    assert_eq!(rx.committed(), rx.budget());
+    assert_eq!(rx.flow().committed(), rx.flow().budget());
 }
 
 #[test]
@@ -1876,14 +1899,14 @@ fn connection_window_passes_the_tuner_cap_only_to_cover_committed_credit() {
     // credit beyond its promise — even past the configured 48 MiB cap:
     // the budget, not the connection window, bounds memory.
     let rx = fast_readers(common::config_512k());
-    let cap = rx.config().max_connection_window;
+    let cap = rx.flow().config().max_connection_window;
     assert_eq!(cap, 50_331_648);
-    assert_eq!(rx.committed(), 67_371_008);
-    assert_eq!(rx.connection().window(), committed_floor(&rx));
-    assert!(rx.connection().window() > cap);
+    assert_eq!(rx.flow().committed(), 67_371_008);
+    assert_eq!(rx.flow().connection().window(), committed_floor(&rx));
+    assert!(rx.flow().connection().window() > cap);
     // Never more than the whole budget needs: ⌈budget / (1 − ¼)⌉.
-    let budget_floor = (rx.budget() * 4).div_ceil(3);
-    assert!(rx.connection().window() <= budget_floor);
+    let budget_floor = (rx.flow().budget() * 4).div_ceil(3);
+    assert!(rx.flow().connection().window() <= budget_floor);
 }
 
 /// Eight window-limited readers (they read all that arrives) share a
@@ -1934,8 +1957,8 @@ fn the_last_reader_is_never_starved_when_the_budget_binds() {
     assert!(
         after.iter().all(|&n| n >= INITIAL),
         "read {after:?} per RTT (before {before}); committed {} budget {}; raised {:?}",
-        sim.rx.committed(),
-        sim.rx.budget(),
+        sim.rx.flow().committed(),
+        sim.rx.flow().budget(),
         raised.iter().filter(|c| c.0 > 1000).collect::<Vec<_>>()
     );
     assert_eq!(sim.budget_violations, 0);
@@ -1971,7 +1994,7 @@ fn the_pass_raises_busy_streams_to_measured_need_not_the_initial_guess() {
         .collect();
     assert_eq!(raised, []);
     assert_eq!(rx.stream(id).unwrap().window(), 64 << 10);
-    assert!(rx.estimate() >= 8 << 20);
+    assert!(rx.flow().estimate() >= 8 << 20);
 }
 
 /// 32 streams held at their shares (≈ 47 KB: a threshold of ≈ 12 KB, an
@@ -2063,5 +2086,5 @@ fn own_requests_get_their_whole_seed_as_room_frees() {
         assert_eq!(s.consumed(), 0, "no response byte yet on {k}");
         assert!(s.limit() >= seed, "stream {k}: limit {}", s.limit());
     }
-    assert!(rx.committed() <= rx.budget());
+    assert!(rx.flow().committed() <= rx.flow().budget());
 }

@@ -151,6 +151,6 @@ fn owning_and_non_owning_give_the_same_frames() {
         let cb: Vec<_> = flow.drain_changes().collect();
         assert_eq!(ca.len(), cb.len(), "step {step}");
     }
-    assert_eq!(owner.committed(), flow.committed());
-    assert_eq!(owner.estimate(), flow.estimate());
+    assert_eq!(owner.flow().committed(), flow.committed());
+    assert_eq!(owner.flow().estimate(), flow.estimate());
 }

@@ -44,9 +44,9 @@ fn unlimited_windows_with_five_streams() {
         let id = StreamId::new(Role::Client, Direction::Bidi, k);
         rx.on_data(id, 1 << 40, false).unwrap();
     }
-    assert_eq!(rx.committed(), 100 * per_stream);
-    assert!(rx.committed() <= MAX_VARINT);
-    assert_eq!(rx.connection().consumed(), 100 << 40);
+    assert_eq!(rx.flow().committed(), 100 * per_stream);
+    assert!(rx.flow().committed() <= MAX_VARINT);
+    assert_eq!(rx.flow().connection().consumed(), 100 << 40);
 }
 
 fn window() -> impl Strategy<Value = u64> {
@@ -199,7 +199,7 @@ proptest! {
         let mut now = *BASE + Duration::from_secs(1);
         let rtt = Rtt::from_sample(Duration::from_millis(30));
         let mut limits: BTreeMap<StreamId, u64> = BTreeMap::new();
-        let mut conn_limit = rx.connection().limit();
+        let mut conn_limit = rx.flow().connection().limit();
         let mut sent: Vec<UpdateFrame> = Vec::new();
         for op in ops {
             match op {
@@ -225,7 +225,7 @@ proptest! {
                     let _ = rx.stream_data_blocked_received(id, share(limit, at));
                 }
                 Op::DataBlocked { at } => {
-                    rx.data_blocked_received(share(rx.connection().limit(), at));
+                    rx.data_blocked_received(share(rx.flow().connection().limit(), at));
                 }
                 Op::Clock { ms } => {
                     let d = Duration::from_millis(u64::from(ms.unsigned_abs()));
@@ -245,7 +245,7 @@ proptest! {
                 }
             }
             // Invariants after every call.
-            let c = rx.connection();
+            let c = rx.flow().connection();
             prop_assert!(c.retired() <= c.consumed() && c.consumed() <= c.limit());
             prop_assert!(c.limit() <= MAX_VARINT && c.limit() >= conn_limit);
             conn_limit = c.limit();
@@ -259,10 +259,10 @@ proptest! {
                 credit += s.credit();
             }
             prop_assert!(rx.stream_count() as u64 <= cfg.max_open_streams());
-            prop_assert_eq!(credit, rx.committed());
-            prop_assert!(rx.committed() <= MAX_VARINT);
+            prop_assert_eq!(credit, rx.flow().committed());
+            prop_assert!(rx.flow().committed() <= MAX_VARINT);
             if cfg.budget.is_some() {
-                prop_assert!(rx.committed() <= rx.budget());
+                prop_assert!(rx.flow().committed() <= rx.flow().budget());
             }
             rx.drain_changes().for_each(drop);
         }

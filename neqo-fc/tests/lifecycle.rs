@@ -39,14 +39,18 @@ fn a_late_frame_for_a_closed_stream_is_counted_once_and_does_not_reopen_it() {
     rx.retire_to(id, 60_000).unwrap();
     rx.close_stream(id);
     assert!(rx.stream(id).is_none());
-    assert_eq!(rx.connection().consumed(), 60_000);
+    assert_eq!(rx.flow().connection().consumed(), 60_000);
     // A retransmission of the same data arrives after the close.
     assert_eq!(rx.on_data(id, 60_000, true).unwrap(), 0);
     assert_eq!(rx.on_data(id, 30_000, false).unwrap(), 0);
-    assert_eq!(rx.connection().consumed(), 60_000, "not charged again");
+    assert_eq!(
+        rx.flow().connection().consumed(),
+        60_000,
+        "not charged again"
+    );
     assert!(rx.stream(id).is_none(), "not reopened");
     assert_eq!(rx.stream_count(), 0);
-    assert_eq!(rx.committed(), 0);
+    assert_eq!(rx.flow().committed(), 0);
     // Nor by a reset or a *_BLOCKED.
     assert_eq!(rx.reset_received(id, 60_000).unwrap(), 0);
     assert_eq!(rx.stream_data_blocked_received(id, 60_000), Ok(false));
@@ -88,7 +92,7 @@ fn data_on_our_own_unopened_or_send_only_streams_is_a_stream_state_error() {
     assert!(rx.open_local_stream(StreamId(1)).is_err(), "the server's");
     rx.open_local_stream(StreamId(0)).unwrap();
     assert_eq!(rx.on_data(StreamId(0), 1, false).unwrap(), 1);
-    assert_eq!(rx.connection().consumed(), 1);
+    assert_eq!(rx.flow().connection().consumed(), 1);
 }
 
 #[test]
@@ -100,7 +104,7 @@ fn using_a_stream_opens_the_lower_numbered_ones() {
         assert_eq!(rx.stream(client_bidi(k)).unwrap().consumed(), 0);
     }
     // Each holds its initial credit; they count against the budget.
-    assert_eq!(rx.committed(), 4 * config().initial_stream_window);
+    assert_eq!(rx.flow().committed(), 4 * config().initial_stream_window);
 }
 
 #[test]
@@ -108,10 +112,10 @@ fn a_reset_for_a_stream_never_seen_charges_its_final_size() {
     let mut rx = ConnectionReceiver::new(Role::Server, config());
     let id = client_bidi(0);
     assert_eq!(rx.reset_received(id, 40_000).unwrap(), 40_000);
-    let c = rx.connection();
+    let c = rx.flow().connection();
     assert_eq!((c.consumed(), c.retired()), (40_000, 40_000));
     assert!(rx.stream(id).is_none(), "closed by the reset");
-    assert_eq!(rx.committed(), 0);
+    assert_eq!(rx.flow().committed(), 0);
     // Past the stream's limit: FLOW_CONTROL_ERROR, as data would be.
     let err = rx.reset_received(client_bidi(1), 10 << 20).unwrap_err();
     assert_eq!(err.code(), 0x03);
@@ -127,10 +131,10 @@ fn a_reset_releases_what_was_buffered() {
     let id = client_bidi(0);
     rx.on_data(id, 50_000, false).unwrap();
     rx.retire_to(id, 10_000).unwrap();
-    assert_eq!(rx.buffered(), 40_000);
+    assert_eq!(rx.flow().buffered(), 40_000);
     assert_eq!(rx.reset_received(id, 55_000).unwrap(), 5_000);
-    assert_eq!(rx.buffered(), 0);
-    assert_eq!(rx.connection().consumed(), 55_000);
+    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().consumed(), 55_000);
 }
 
 #[test]
@@ -139,16 +143,16 @@ fn closing_before_the_final_size_keeps_counting_until_it_arrives() {
     let id = client_bidi(0);
     rx.on_data(id, 20_000, false).unwrap();
     rx.close_stream(id); // the application stops reading (STOP_SENDING)
-    assert_eq!(rx.buffered(), 0, "released at once");
+    assert_eq!(rx.flow().buffered(), 0, "released at once");
     assert!(rx.stream(id).is_some(), "still counted");
     // Data still in flight is charged and released as it comes.
     assert_eq!(rx.on_data(id, 30_000, false).unwrap(), 10_000);
-    assert_eq!(rx.buffered(), 0);
+    assert_eq!(rx.flow().buffered(), 0);
     // The final size (the peer's RESET_STREAM) closes it for good.
     assert_eq!(rx.reset_received(id, 35_000).unwrap(), 5_000);
     assert!(rx.stream(id).is_none());
-    assert_eq!(rx.connection().consumed(), 35_000);
-    assert_eq!(rx.connection().retired(), 35_000);
+    assert_eq!(rx.flow().connection().consumed(), 35_000);
+    assert_eq!(rx.flow().connection().retired(), 35_000);
 }
 
 #[test]

@@ -133,7 +133,7 @@ fn opening_a_local_stream_opens_the_lower_ones() {
     // counted against the connection limit, not dropped.
     assert!(rx.stream(bidi(Role::Client, 0)).is_some());
     assert_eq!(rx.on_data(bidi(Role::Client, 1), 1_000, false), Ok(1_000));
-    assert_eq!(rx.connection().consumed(), 1_000);
+    assert_eq!(rx.flow().connection().consumed(), 1_000);
     // The limit counts them all: 100 open at once.
     let err = rx.open_local_stream(bidi(Role::Client, 100)).unwrap_err();
     assert_eq!(err.code(), 0x04);
@@ -158,5 +158,5 @@ fn a_changed_final_size_on_a_closed_stream_is_an_error() {
     // Retransmissions that agree are ignored.
     assert_eq!(rx.on_data(id, 1_000, true), Ok(0));
     assert_eq!(rx.reset_received(id, 1_000), Ok(0));
-    assert_eq!(rx.connection().consumed(), 1_000);
+    assert_eq!(rx.flow().connection().consumed(), 1_000);
 }

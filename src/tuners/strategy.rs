@@ -8,7 +8,7 @@ use neqo_fc::{
     BlockedResponse, Config, ConfigError, ExcessTuner, Fraction, MAX_VARINT, Tuner, TuningInterval,
 };
 
-use neqo_fc_sim::scenario::Fixed;
+use neqo_fc_sim::scenario::{Fixed, unlimited_windows};
 
 use super::{doubling::DoublingTuner, neqo::NeqoTuner};
 use crate::format::size_name;
@@ -201,7 +201,7 @@ impl TunerSpec {
                 let mut config = peer([MAX_VARINT; 4], Fraction::QUARTER, Fraction::ONE);
                 // Every stream the run opens may hold its window at once.
                 config.max_streams_bidi = config.max_streams_bidi.max(streams);
-                (Arc::new(Fixed), config.with_unlimited_windows())
+                (Arc::new(Fixed), unlimited_windows(config))
             }
         };
         if let Some(f) = overrides.update_fraction {

@@ -66,12 +66,6 @@ impl StreamReceiver {
         self.seed
     }
 
-    /// True once the application stopped reading
-    /// ([`super::ConnectionFlow::stop_reading`]).
-    pub fn is_discarding(&self) -> bool {
-        self.discarding
-    }
-
     /// True when a MAX_STREAM_DATA may be due (see
     /// [`ReceiverFlowControl::update_due`]); the connection's budget may
     /// still hold it back ([`super::ConnectionFlow::stream_update`]).

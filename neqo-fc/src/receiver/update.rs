@@ -5,7 +5,26 @@
 use std::time::Instant;
 
 use super::ReceiverFlowControl;
-use crate::{BlockedResponse, FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
+use crate::{FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
+
+/// How a DATA_BLOCKED / STREAM_DATA_BLOCKED (RFC 9000 §19.12–13) makes an
+/// update due.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockedResponse {
+    /// The claim counts once the data received reaches the limit it names,
+    /// and then only when the limit can grow by an eighth of the update
+    /// threshold: a peer that sends *_BLOCKED in every packet gets
+    /// updates no sooner than an honest one. Once the stack has written an
+    /// update a whole threshold late (it rations its updates), claims no
+    /// longer bring one forward at all
+    /// ([`crate::ReceiverFlowControl::update_due`]).
+    #[default]
+    BorneOut,
+    /// neqo 0.30 (`send_flowc_update`): if anything was retired since the
+    /// limit was set, an update is due at once, whatever the data received;
+    /// otherwise the frame changes nothing.
+    AtOnce,
+}
 
 /// A limit to put in a MAX_DATA / MAX_STREAM_DATA frame now, and the window
 /// change (if any) that the tuning step made while computing it.
@@ -176,7 +195,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
 
     /// Bytes the limit would grow by if an update were sent now without a
     /// cap: `retired + window − limit` (0 if none).
-    pub fn wanted_extension(&self) -> u64 {
+    pub(crate) fn wanted_extension(&self) -> u64 {
         self.target().saturating_sub(self.max_allowed)
     }
 

@@ -16,7 +16,7 @@ use std::{sync::Arc, time::Duration};
 use neqo_fc::{Config, ConfigError, ExcessTuner, Tuner, ValidConfig};
 
 pub use self::{
-    fixed::Fixed,
+    fixed::{Fixed, unlimited_windows},
     hostile::Hostile,
     transport_options::TransportOptions,
     workload::{ReaderSpeed, Stall, Workload, WorkloadKind},
@@ -104,14 +104,14 @@ impl Scenario {
 
 impl Scenario {
     /// The same run with flow control out of the way: every window as
-    /// large as the stream limits allow ([`Config::with_unlimited_windows`],
+    /// large as the stream limits allow ([`unlimited_windows`],
     /// more than any transfer) and a [`Fixed`] tuner, so only congestion
     /// control and the path limit the sender (the upper bound a tuner is
     /// measured against).
     #[must_use]
     pub fn unlimited_windows(mut self) -> Self {
         self.fc.max_streams_bidi = self.fc.max_streams_bidi.max(self.workload_streams());
-        self.fc = self.fc.with_unlimited_windows();
+        self.fc = unlimited_windows(self.fc);
         self.tuner = Arc::new(Fixed);
         self
     }

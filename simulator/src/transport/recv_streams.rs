@@ -372,19 +372,19 @@ impl RecvStreams {
     /// Credit outstanding over open streams.
     #[must_use]
     pub fn committed(&self) -> u64 {
-        self.fc.committed()
+        self.fc.flow().committed()
     }
 
     /// Connection credit outstanding: MAX_DATA − bytes read.
     #[must_use]
     pub fn conn_credit(&self) -> u64 {
-        self.fc.connection().credit()
+        self.fc.flow().connection().credit()
     }
 
     /// The memory budget in force, when the connection has one.
     #[must_use]
     pub fn budget(&self) -> Option<u64> {
-        self.has_budget.then(|| self.fc.budget())
+        self.has_budget.then(|| self.fc.flow().budget())
     }
 
     /// Largest receive window over open streams (0 when none is open).
@@ -401,7 +401,7 @@ impl RecvStreams {
     /// Connection receive window.
     #[must_use]
     pub fn conn_window(&self) -> u64 {
-        self.fc.connection().window()
+        self.fc.flow().connection().window()
     }
 }
 
