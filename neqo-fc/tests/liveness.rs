@@ -281,6 +281,9 @@ enum Step {
     Read(u8),
     /// The stack writes the updates due now (or does not, for a while).
     Write,
+    /// The stack writes stream `s`'s update only (one that owns its
+    /// streams writes them one by one, in its own order).
+    WriteOne(u8),
     /// The stack fires the timer if it is due.
     Timer,
     /// The stack fires the timer late, or early, at an arbitrary time, or
@@ -299,6 +302,7 @@ fn step() -> impl Strategy<Value = Step> {
         4 => (0u8..10, 1u16..2048).prop_map(|(s, n)| Step::Send(s, n)),
         3 => (0u8..10).prop_map(Step::Read),
         2 => Just(Step::Write),
+        2 => (0u8..12).prop_map(Step::WriteOne),
         1 => Just(Step::Timer),
         1 => (0u16..1000, any::<bool>()).prop_map(|(t, r)| Step::TimerAt(t, r)),
         1 => (0u8..11).prop_map(Step::Blocked),
@@ -306,8 +310,157 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+/// The receive side under test, in either shape a stack embeds it.
+enum Stack {
+    /// The crate owns the streams.
+    Owner(ConnectionReceiver),
+    /// The stack owns a `StreamReceiver` per stream (neqo's, quinn's shape).
+    Flow(ConnectionFlow, Vec<StreamReceiver>),
+}
+
+impl Stack {
+    fn new(config: neqo_fc::ValidConfig, streams: usize, owner: bool) -> Self {
+        if owner {
+            return Self::Owner(ConnectionReceiver::new(Role::Server, config));
+        }
+        let mut flow = ConnectionFlow::new(config);
+        let streams = (0..streams)
+            .map(|s| flow.open_stream(uni(s as u64)).unwrap())
+            .collect();
+        Self::Flow(flow, streams)
+    }
+
+    fn on_data(&mut self, s: usize, end: u64) -> neqo_fc::Res<u64> {
+        match self {
+            Self::Owner(rx) => rx.on_data(uni(s as u64), end, false),
+            Self::Flow(flow, streams) => flow.on_data(&mut streams[s], end, false),
+        }
+    }
+
+    fn retire_to(&mut self, s: usize, offset: u64) -> neqo_fc::Res<u64> {
+        match self {
+            Self::Owner(rx) if rx.stream(uni(s as u64)).is_none() => Ok(0),
+            Self::Owner(rx) => rx.retire_to(uni(s as u64), offset),
+            Self::Flow(flow, streams) => flow.retire_to(&mut streams[s], offset),
+        }
+    }
+
+    /// Stream `s`'s update, where the stack owns its streams; all of them
+    /// otherwise.
+    fn write_one(
+        &mut self,
+        s: usize,
+        now: Instant,
+        rtt: Option<Rtt>,
+        out: &mut Vec<UpdateFrame>,
+    ) -> Result<(), TestCaseError> {
+        match self {
+            Self::Owner(_) => return self.write(now, rtt, out),
+            Self::Flow(flow, streams) => {
+                if let Some(limit) = flow.stream_update(&mut streams[s], now, rtt) {
+                    out.push(UpdateFrame::MaxStreamData {
+                        id: streams[s].id(),
+                        limit,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every update the stack would write now.
+    fn write(
+        &mut self,
+        now: Instant,
+        rtt: Option<Rtt>,
+        out: &mut Vec<UpdateFrame>,
+    ) -> Result<(), TestCaseError> {
+        match self {
+            Self::Owner(rx) => {
+                let mut n = 0;
+                while let Some(f) = rx.next_update(now, rtt) {
+                    n += 1;
+                    prop_assert!(n < 10_000, "next_update spins");
+                    out.push(f);
+                }
+                prop_assert!(
+                    !rx.update_pending(),
+                    "update_pending() after next_update() returned None"
+                );
+            }
+            Self::Flow(flow, streams) => {
+                for s in streams.iter_mut() {
+                    if let Some(limit) = flow.stream_update(s, now, rtt) {
+                        out.push(UpdateFrame::MaxStreamData { id: s.id(), limit });
+                    }
+                }
+                if let Some(limit) = flow.connection_update(now, rtt) {
+                    out.push(UpdateFrame::MaxData(limit));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn lost_or_acked(&mut self, f: UpdateFrame, lost: bool) {
+        match (self, f) {
+            (Self::Owner(rx), f) if lost => rx.update_lost(f),
+            (Self::Owner(rx), f) => rx.update_acked(f),
+            (Self::Flow(flow, _), UpdateFrame::MaxData(l)) if lost => {
+                flow.connection_update_lost(l)
+            }
+            (Self::Flow(flow, _), UpdateFrame::MaxData(l)) => flow.connection_update_acked(l),
+            (Self::Flow(_, streams), UpdateFrame::MaxStreamData { id, limit }) => {
+                let s = &mut streams[id.index() as usize];
+                if lost {
+                    s.update_lost(limit);
+                } else {
+                    s.update_acked(limit);
+                }
+            }
+            (Self::Flow(..), UpdateFrame::MaxStreams { .. }) => {}
+        }
+    }
+
+    fn stream_blocked(&mut self, s: usize, limit: u64) -> Result<(), TestCaseError> {
+        match self {
+            Self::Owner(rx) => {
+                let r = rx.stream_data_blocked_received(uni(s as u64), limit);
+                prop_assert!(r.is_ok(), "{r:?}");
+            }
+            Self::Flow(flow, streams) => {
+                flow.stream_blocked_received(&mut streams[s], limit);
+            }
+        }
+        Ok(())
+    }
+
+    fn data_blocked(&mut self, limit: u64) {
+        match self {
+            Self::Owner(rx) => rx.data_blocked_received(limit),
+            Self::Flow(flow, _) => flow.data_blocked_received(limit),
+        };
+    }
+
+    fn on_timeout(&mut self, now: Instant, rtt: Option<Rtt>) {
+        match self {
+            Self::Owner(rx) => rx.on_timeout(now, rtt),
+            Self::Flow(flow, streams) => {
+                flow.on_timeout(now, rtt, |visit| streams.iter_mut().for_each(visit));
+            }
+        }
+    }
+
+    fn next_timeout(&self) -> Option<Instant> {
+        match self {
+            Self::Owner(rx) => rx.next_timeout(),
+            Self::Flow(flow, _) => flow.next_timeout(),
+        }
+    }
+}
+
 struct Model {
-    rx: ConnectionReceiver,
+    rx: Stack,
     /// What the peer may send: the highest MAX_STREAM_DATA / MAX_DATA it
     /// received (the initial values at first).
     stream_credit: Vec<u64>,
@@ -323,12 +476,12 @@ struct Model {
 }
 
 impl Model {
-    fn new(config: Config, streams: usize, rtt_ms: u64) -> Self {
+    fn new(config: Config, streams: usize, rtt_ms: u64, owner: bool) -> Self {
         let config = config.validate().unwrap();
         Self {
             stream_credit: vec![config.initial_stream_window; streams],
             conn_credit: config.initial_connection_window,
-            rx: ConnectionReceiver::new(Role::Server, config),
+            rx: Stack::new(config, streams, owner),
             sent: vec![0; streams],
             conn_sent: 0,
             in_flight: Vec::new(),
@@ -336,10 +489,6 @@ impl Model {
             rtt: common::rtt_ms(rtt_ms),
             streams,
         }
-    }
-
-    fn id(&self, s: usize) -> StreamId {
-        uni(s as u64)
     }
 
     fn send(&mut self, s: usize, most: u64) -> Result<(), TestCaseError> {
@@ -350,33 +499,19 @@ impl Model {
         }
         self.sent[s] += n;
         self.conn_sent += n;
-        let id = self.id(s);
-        let r = self.rx.on_data(id, self.sent[s], false);
+        let r = self.rx.on_data(s, self.sent[s]);
         prop_assert!(r.is_ok(), "{r:?}: the peer kept within its credit");
         Ok(())
     }
 
     fn read(&mut self, s: usize) -> Result<(), TestCaseError> {
-        let id = self.id(s);
-        if self.rx.stream(id).is_some() {
-            let r = self.rx.retire_to(id, self.sent[s]);
-            prop_assert!(r.is_ok(), "{r:?}");
-        }
+        let r = self.rx.retire_to(s, self.sent[s]);
+        prop_assert!(r.is_ok(), "{r:?}");
         Ok(())
     }
 
     fn write(&mut self) -> Result<(), TestCaseError> {
-        let mut n = 0;
-        while let Some(f) = self.rx.next_update(self.now, self.rtt) {
-            n += 1;
-            prop_assert!(n < 10_000, "next_update spins");
-            self.in_flight.push(f);
-        }
-        prop_assert!(
-            !self.rx.update_pending(),
-            "update_pending() after next_update() returned None"
-        );
-        Ok(())
+        self.rx.write(self.now, self.rtt, &mut self.in_flight)
     }
 
     fn timer(&mut self, now: Instant, rtt: Option<Rtt>) -> Result<(), TestCaseError> {
@@ -395,12 +530,10 @@ impl Model {
             return;
         }
         let f = self.in_flight.remove(k % self.in_flight.len());
-        if lost {
-            self.rx.update_lost(f);
-            return;
+        if !lost {
+            self.apply(f);
         }
-        self.apply(f);
-        self.rx.update_acked(f);
+        self.rx.lost_or_acked(f, lost);
     }
 
     fn apply(&mut self, f: UpdateFrame) {
@@ -422,6 +555,11 @@ impl Model {
             Step::Send(s, kib) => self.send(usize::from(s) % self.streams, u64::from(kib) * KIB)?,
             Step::Read(s) => self.read(usize::from(s) % self.streams)?,
             Step::Write => self.write()?,
+            Step::WriteOne(s) => {
+                let s = usize::from(s) % self.streams;
+                self.rx
+                    .write_one(s, self.now, self.rtt, &mut self.in_flight)?;
+            }
             Step::Timer => {
                 if self.rx.next_timeout().is_some_and(|t| t <= self.now) {
                     self.timer(self.now, self.rtt)?;
@@ -435,13 +573,11 @@ impl Model {
             Step::Blocked(s) => {
                 let s = usize::from(s);
                 if s < self.streams {
-                    let id = self.id(s);
                     if self.sent[s] == self.stream_credit[s] {
-                        let r = self.rx.stream_data_blocked_received(id, self.sent[s]);
-                        prop_assert!(r.is_ok(), "{r:?}");
+                        self.rx.stream_blocked(s, self.sent[s])?;
                     }
                 } else if self.conn_sent == self.conn_credit {
-                    self.rx.data_blocked_received(self.conn_sent);
+                    self.rx.data_blocked(self.conn_sent);
                 }
             }
             Step::Lost(k, lost) => self.deliver(usize::from(k), lost),
@@ -449,18 +585,19 @@ impl Model {
         Ok(())
     }
 
-    /// From now on the stack is prompt: every round trip the peer sends
-    /// all its credit allows, the application reads it, the stack fires
-    /// its timer and writes the updates, and the peer gets them. Every
+    /// From now on the stack keeps a steady pace: every round trip the
+    /// peer sends all its credit allows, the application reads it, and
+    /// the stack fires its timer; it writes the updates every `lag + 1`
+    /// round trips (a busy event loop), and the peer gets them. Every
     /// stream must move `goal` more bytes within a bounded number of
     /// rounds.
-    fn settle(&mut self, goal: u64) -> Result<(), TestCaseError> {
+    fn settle(&mut self, goal: u64, lag: u32) -> Result<(), TestCaseError> {
         for f in std::mem::take(&mut self.in_flight) {
-            self.rx.update_lost(f);
+            self.rx.lost_or_acked(f, true);
         }
         let start: Vec<u64> = self.sent.clone();
         let rtt = self.rtt.map_or(Duration::from_millis(50), |r| r.smoothed());
-        for _round in 0..400 {
+        for round in 0..400 {
             // A fair sender: each stream gets an equal part of the
             // connection credit, then what is left goes in stream order.
             let share = ((self.conn_credit - self.conn_sent) / self.streams as u64).max(1);
@@ -475,10 +612,12 @@ impl Model {
             if self.rx.next_timeout().is_some_and(|t| t <= self.now) {
                 self.timer(self.now, self.rtt)?;
             }
-            self.write()?;
+            if round % (lag + 1) == 0 {
+                self.write()?;
+            }
             for f in std::mem::take(&mut self.in_flight) {
                 self.apply(f);
-                self.rx.update_acked(f);
+                self.rx.lost_or_acked(f, false);
             }
             self.now += rtt / 2;
             if (0..self.streams).all(|s| self.sent[s] - start[s] >= goal) {
@@ -505,12 +644,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     /// Arbitrary delays, losses, timers and *_BLOCKED, then a prompt
-    /// stack: every stream keeps moving.
+    /// stack: every stream keeps moving, whichever shape embeds the crate.
     #[test]
     fn a_reading_stream_is_never_starved_for_good(
-        streams in 1usize..11,
+        owner in any::<bool>(),
+        streams in 1usize..13,
         rtt in 1u64..200,
         budget in any::<bool>(),
+        lag in 0u32..4,
         steps in proptest::collection::vec(step(), 0..100),
     ) {
         let config = if budget {
@@ -518,10 +659,10 @@ proptest! {
         } else {
             Config { budget: None, ..Config::default() }
         };
-        let mut m = Model::new(config, streams, rtt);
+        let mut m = Model::new(config, streams, rtt, owner);
         for s in &steps {
             m.run(s)?;
         }
-        m.settle(4 << 20)?;
+        m.settle(4 << 20, lag)?;
     }
 }

@@ -14,6 +14,17 @@
 //! (retiring them from flow control) and produces MAX_DATA /
 //! MAX_STREAM_DATA / MAX_STREAMS; it never decides when the application
 //! reads.
+//!
+//! Why `ConnectionReceiver` and not `ConnectionFlow` with a
+//! `StreamReceiver` in each [`RecvStream`], the shape neqo's and quinn's
+//! integrations use: the receiver is a thin owner over `ConnectionFlow`
+//! (every frame, read and update goes through `ConnectionFlow::on_data`,
+//! `retire_to`, `stream_update`, `connection_update` and `on_timeout`, the
+//! calls a stack makes), and it adds what this simulator would otherwise
+//! write itself: the MAX_STREAMS limits, implicit opening of lower
+//! streams, and the queue of streams with an update due. What the lab
+//! measures is therefore the same policy code the real stacks run; the
+//! order in which streams are offered for updates is the receiver's.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
