@@ -313,21 +313,21 @@ fn step() -> impl Strategy<Value = Step> {
 /// The receive side under test, in either shape a stack embeds it.
 enum Stack {
     /// The crate owns the streams.
-    Owner(ConnectionReceiver),
+    Owner(Box<ConnectionReceiver>),
     /// The stack owns a `StreamReceiver` per stream (neqo's, quinn's shape).
-    Flow(ConnectionFlow, Vec<StreamReceiver>),
+    Flow(Box<ConnectionFlow>, Vec<StreamReceiver>),
 }
 
 impl Stack {
     fn new(config: neqo_fc::ValidConfig, streams: usize, owner: bool) -> Self {
         if owner {
-            return Self::Owner(ConnectionReceiver::new(Role::Server, config));
+            return Self::Owner(Box::new(ConnectionReceiver::new(Role::Server, config)));
         }
         let mut flow = ConnectionFlow::new(config);
         let streams = (0..streams)
             .map(|s| flow.open_stream(uni(s as u64)).unwrap())
             .collect();
-        Self::Flow(flow, streams)
+        Self::Flow(Box::new(flow), streams)
     }
 
     fn on_data(&mut self, s: usize, end: u64) -> neqo_fc::Res<u64> {
