@@ -211,6 +211,29 @@ fn held_back(start: Instant, rtt: Option<Rtt>) -> ConnectionReceiver {
     rx
 }
 
+/// Times `call` on `iters` streams of fresh [`held_back`] receivers (built
+/// untimed), each stream at most once per receiver.
+fn per_stream(
+    iters: u64,
+    start: Instant,
+    rtt: Option<Rtt>,
+    mut call: impl FnMut(&mut ConnectionReceiver, StreamId) -> neqo_fc::Res<u64>,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    let mut done = 0;
+    while done < iters {
+        let mut rx = held_back(start, rtt);
+        let n = (iters - done).min(MANY);
+        let t = Instant::now();
+        for i in 0..n {
+            black_box(call(&mut rx, peer_stream((i * 7_919) % MANY)).ok());
+        }
+        total += t.elapsed();
+        done += n;
+    }
+    total
+}
+
 /// Per call, with 10,000 streams held back: what a stack calls per packet
 /// (`next_update`) and what a peer's frames cause (`on_data` on any
 /// stream, `reset_received`). Each timed run starts from a fresh receiver
@@ -225,40 +248,10 @@ fn many_streams(c: &mut Criterion) {
         b.iter(|| black_box(rx.next_update(now, rtt)));
     });
     g.bench_function("on_data", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut done = 0;
-            while done < iters {
-                let mut rx = held_back(start, rtt);
-                let n = (iters - done).min(MANY);
-                let t = Instant::now();
-                for i in 0..n {
-                    let id = peer_stream((i * 7_919) % MANY);
-                    black_box(rx.on_data(id, 2, false).ok());
-                }
-                total += t.elapsed();
-                done += n;
-            }
-            total
-        });
+        b.iter_custom(|iters| per_stream(iters, start, rtt, |rx, id| rx.on_data(id, 2, false)));
     });
     g.bench_function("reset_received", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            let mut done = 0;
-            while done < iters {
-                let mut rx = held_back(start, rtt);
-                let n = (iters - done).min(MANY);
-                let t = Instant::now();
-                for i in 0..n {
-                    let id = peer_stream((i * 7_919) % MANY);
-                    black_box(rx.reset_received(id, 1).ok());
-                }
-                total += t.elapsed();
-                done += n;
-            }
-            total
-        });
+        b.iter_custom(|iters| per_stream(iters, start, rtt, |rx, id| rx.reset_received(id, 1)));
     });
     g.finish();
 }
