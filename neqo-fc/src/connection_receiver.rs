@@ -123,8 +123,10 @@ pub struct ConnectionReceiver<T = ExcessTuner> {
     due_count: usize,
     /// Streams held back, by the growth room they need.
     held: BTreeSet<(u64, StreamId)>,
-    /// Final sizes of the streams closed last, oldest first.
-    closed: VecDeque<(StreamId, u64)>,
+    /// Final sizes of the streams closed last, and their order (oldest
+    /// first) to forget the oldest.
+    closed: BTreeMap<StreamId, u64>,
+    closed_order: VecDeque<StreamId>,
     /// Limits on the peer's bidirectional and unidirectional streams.
     remote: [RemoteStreamLimit; 2],
     /// One past the highest index of our own bidirectional streams opened.
@@ -170,7 +172,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
             due: VecDeque::new(),
             due_count: 0,
             held: BTreeSet::new(),
-            closed: VecDeque::new(),
+            closed: BTreeMap::new(),
+            closed_order: VecDeque::new(),
             local_next: 0,
             local_open: 0,
         }
@@ -377,7 +380,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// known, and with FIN only at it (RFC 9000 §4.5), if it is one of the
     /// streams whose final size is remembered.
     fn check_closed(&self, id: StreamId, end: u64, fin: bool) -> Res<()> {
-        if let Some(&(_, known)) = self.closed.iter().find(|(c, _)| *c == id)
+        if let Some(&known) = self.closed.get(&id)
             && (end > known || (fin && end != known))
         {
             return Err(Error::FinalSize {
@@ -409,10 +412,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
             Queue::Idle => {}
         }
         if let Some(size) = e.rx.fc().final_size() {
-            if self.closed.len() >= REMEMBERED_FINAL_SIZES {
-                self.closed.pop_front();
+            if self.closed_order.len() >= REMEMBERED_FINAL_SIZES
+                && let Some(oldest) = self.closed_order.pop_front()
+            {
+                self.closed.remove(&oldest);
             }
-            self.closed.push_back((id, size));
+            self.closed_order.push_back(id);
+            self.closed.insert(id, size);
         }
         self.flow.close_stream(e.rx);
         if id.initiator() == self.role {
