@@ -68,7 +68,11 @@ impl StreamReceiver {
 
     /// True when a MAX_STREAM_DATA may be due (see
     /// [`ReceiverFlowControl::update_due`]); the connection's budget may
-    /// still hold it back ([`super::ConnectionFlow::stream_update`]).
+    /// still hold it back ([`super::ConnectionFlow::stream_update`]). It
+    /// stays true while held back, so it is a reason to ask
+    /// `stream_update` when writing a packet, not a reason to send one:
+    /// after a `None`, ask again once the stream changes, another stream
+    /// reads or closes, or the rebalancing timer fires.
     pub fn update_due(&self) -> bool {
         self.fc.update_due()
     }
