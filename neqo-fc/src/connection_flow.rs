@@ -178,8 +178,10 @@ impl<T: Tuner> ConnectionFlow<T> {
             .map_or(u64::MAX, |b| b.multiple.of(self.estimate).min(b.ceiling))
     }
 
-    /// Budget left for extending limits now.
-    fn room(&self) -> u64 {
+    /// Growth budget left for extending limits now (`u64::MAX` without a
+    /// budget): a stream held with [`Hold::Room`] goes through once this
+    /// reaches its need.
+    pub(crate) fn room(&self) -> u64 {
         self.growth_budget()
             .saturating_sub(self.ledger.beyond_initial)
     }
@@ -227,23 +229,18 @@ impl<T: Tuner> ConnectionFlow<T> {
 
     fn push_change(&mut self, change: Option<WindowChange>) {
         if let Some(c) = change {
-            self.note_window(&c);
+            match (c.subject, c.reason) {
+                (Subject::Stream(_), _) => {
+                    self.largest_window = self.largest_window.max(c.new);
+                    let need = self.config.connection_floor.of_ceil(c.new);
+                    self.note_need(need);
+                }
+                (Subject::Connection, ChangeReason::AutoTune) => {
+                    self.note_need(c.new);
+                }
+                (Subject::Connection, _) => {}
+            }
             self.changes.push(c);
-        }
-    }
-
-    /// What a window change tells about the connection's need.
-    fn note_window(&mut self, c: &WindowChange) {
-        match (c.subject, c.reason) {
-            (Subject::Stream(_), _) => {
-                self.largest_window = self.largest_window.max(c.new);
-                let need = self.config.connection_floor.of_ceil(c.new);
-                self.note_need(need);
-            }
-            (Subject::Connection, ChangeReason::AutoTune) => {
-                self.note_need(c.new);
-            }
-            (Subject::Connection, _) => {}
         }
     }
 
@@ -548,12 +545,6 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.push_change(change);
         self.cover_stream(s.fc.window(), Some(now));
         Ok(update.limit)
-    }
-
-    /// The growth budget left now (`u64::MAX` without a budget): a stream
-    /// held with [`Hold::Room`] goes through once this reaches its need.
-    pub(crate) fn growth_room(&self) -> u64 {
-        self.room()
     }
 
     /// The stack's application set stream `s`'s window (e.g. neqo's

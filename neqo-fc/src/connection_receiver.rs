@@ -517,7 +517,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// Moves the held streams whose need the growth room now covers back
     /// to `due`.
     fn wake_held(&mut self) {
-        let room = self.flow.growth_room();
+        let room = self.flow.room();
         while let Some(&(need, id)) = self.held.first() {
             if need > room {
                 break;
@@ -538,7 +538,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             || self
                 .held
                 .first()
-                .is_some_and(|&(need, _)| need <= self.flow.growth_room())
+                .is_some_and(|&(need, _)| need <= self.flow.room())
             || self.flow.connection_update_due()
             || self.remote.iter().any(RemoteStreamLimit::update_due)
     }
