@@ -559,6 +559,20 @@ impl<T: Tuner> ConnectionFlow<T> {
         s.fc.window()
     }
 
+    /// The stack's application set the connection window (e.g. quinn's
+    /// `set_receive_window`): up or down, at most `max_connection_window`
+    /// and never below the floor that covers the stream windows. Limits
+    /// already advertised stay; a larger window makes MAX_DATA due once
+    /// the update threshold is met. Tuning continues from the window set.
+    /// Returns the window in force.
+    pub fn set_connection_window(&mut self, window: u64) -> u64 {
+        let window = window.clamp(1, self.config.max_connection_window);
+        let change = self.conn.set_window(window, ChangeReason::Application);
+        self.push_change(change);
+        self.cover_stream(self.largest_window, None);
+        self.conn.window()
+    }
+
     /// True when a MAX_DATA is due.
     pub fn connection_update_due(&self) -> bool {
         self.conn.update_due()

@@ -154,3 +154,41 @@ fn owning_and_non_owning_give_the_same_frames() {
     assert_eq!(owner.flow().committed(), flow.committed());
     assert_eq!(owner.flow().estimate(), flow.estimate());
 }
+
+/// The application's runtime setters (neqo's `set_stream_max_data`,
+/// quinn's `set_receive_window`): up makes an update due at once, down
+/// keeps every limit already advertised, the connection window never
+/// drops below the floor that covers its streams, and both stay within
+/// the configured maxima.
+#[test]
+fn application_set_windows_keep_advertised_limits_and_the_floor() {
+    let config = Config {
+        budget: None,
+        ..Config::default()
+    }
+    .validate()
+    .unwrap();
+    let mut conn = ConnectionFlow::new(config);
+    let id = StreamId::new(Role::Client, Direction::Uni, 0);
+    let mut s = conn.open_stream(id).unwrap();
+    let limit = conn.connection().limit();
+    let window = conn.connection().window();
+
+    assert_eq!(conn.set_connection_window(4 * window), 4 * window);
+    assert!(conn.connection_update_due());
+    assert_eq!(conn.connection_update(at(1), rtt()), Some(4 * window));
+
+    // Down: the advertised limit stays; the floor (3/2 × the stream
+    // window) bounds how far it goes.
+    assert_eq!(conn.set_connection_window(1), s.fc().window() * 3 / 2);
+    assert_eq!(conn.connection().limit(), 4 * window);
+    assert!(!conn.connection_update_due());
+
+    // Capped at the configured maxima.
+    let max = config.get().max_connection_window;
+    assert_eq!(conn.set_connection_window(u64::MAX), max);
+    let stream_max = config.get().max_stream_window;
+    assert_eq!(conn.set_stream_window(&mut s, u64::MAX), stream_max);
+    assert!(s.update_due());
+    assert!(limit < conn.connection().limit());
+}
