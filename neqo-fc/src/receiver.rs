@@ -75,6 +75,10 @@ pub struct ReceiverFlowControl<S> {
     last_read: u64,
     /// Where the previous tuning step left off.
     step: tuning::StepMarks,
+    /// `update_fraction × max_active`, at least 1: the bytes to retire
+    /// before an update is due (kept with the window, as it is read on
+    /// every packet).
+    threshold: u64,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
@@ -128,6 +132,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             held_back: false,
             last_read: 0,
             step: tuning::StepMarks::default(),
+            threshold: config.update_fraction.of(window).max(1),
         }
     }
 
@@ -211,6 +216,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             now,
         };
         self.max_active = new;
+        self.threshold = self.update_fraction.of(new).max(1);
         log::debug!("{change}");
         Some(change)
     }

@@ -298,7 +298,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             return None;
         };
         let every_update = self.tuning_interval == TuningInterval::EveryUpdate;
-        let quantum = self.update_fraction.of(self.max_active).max(1);
+        let quantum = self.threshold;
         if !every_update && self.retired - self.step.retired < quantum {
             return None;
         }

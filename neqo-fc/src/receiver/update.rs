@@ -104,7 +104,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// every read into a MAX_* / *_BLOCKED pair.
     fn blocked_step(&self) -> u64 {
         match self.blocked_response {
-            BlockedResponse::BorneOut => (self.update_fraction.of(self.max_active) / 8).max(1),
+            BlockedResponse::BorneOut => (self.threshold / 8).max(1),
             BlockedResponse::AtOnce => 1,
         }
     }
@@ -113,7 +113,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// retired since the limit was set: `retired + window − limit ≥
     /// threshold`.
     pub(crate) fn threshold_reached(&self) -> bool {
-        self.extension_reaches(self.update_fraction.of(self.max_active).max(1))
+        self.extension_reaches(self.threshold)
     }
 
     /// Call when writing a MAX_DATA / MAX_STREAM_DATA frame: runs one
@@ -161,8 +161,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.resend_pending = false;
         // A whole threshold retired while the due frame waited shows a
         // stack that rations updates (see `update_due`).
-        self.held_back |= self.blocked_response == BlockedResponse::BorneOut
-            && self.late() >= self.update_fraction.of(self.max_active).max(1);
+        self.held_back |=
+            self.blocked_response == BlockedResponse::BorneOut && self.late() >= self.threshold;
         self.due_since = None;
         // This update answers a borne-out *_BLOCKED; one whose data is
         // still on its way waits for it.
