@@ -824,6 +824,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
         "real-short".to_owned(),
         super::real_short::real_short(runs)?,
     );
+    b.insert("real-quinn".to_owned(), super::real_quinn::real_quinn()?);
     Ok(b)
 }
 

@@ -8,6 +8,7 @@
 //!   named runs, the fault sweep);
 //! - [`blocks`]: the text of each block;
 //! - [`real_short`]: the short transfers in real neqo, one block;
+//! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
 //! - [`blind_start`]: the credit given before the rate is known, against
 //!   it, one block;
 //! - [`markers`]: finding and replacing the blocks in the file.
@@ -15,5 +16,6 @@
 pub mod blind_start;
 pub mod blocks;
 pub mod markers;
+pub mod real_quinn;
 pub mod real_short;
 pub mod runs;
