@@ -764,7 +764,10 @@ fn unwritable_outputs_are_refused_before_the_run() {
             &["--plot", "/nonexistent-dir/x/run.svg"],
             "error: --plot: /nonexistent-dir/x/run.svg: the directory /nonexistent-dir/x does not exist",
         ),
-        (&["--plot", "/"], "error: --plot: /: is a directory"),
+        (
+            &["--plot", "/"],
+            "error: --plot: expected a file name ending in .svg",
+        ),
         (
             &["--qlog", "/proc/forbidden"],
             "error: --qlog: /proc/forbidden: cannot create the directory",
@@ -927,4 +930,24 @@ fn readme_refuses_a_file_without_blocks_before_running() {
         assert!(err.contains(want), "{file}: {err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unlimited_windows_print_as_unlimited() {
+    let out = fc_lab(&[
+        "run",
+        "--profile",
+        "gbit-lan",
+        "--size",
+        "1MB",
+        "--tuner",
+        "unlimited",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("initial stream window ∞, connection ∞"),
+        "{text}"
+    );
+    assert!(!text.contains("PiB") && !text.contains("EiB"), "{text}");
 }

@@ -16,9 +16,9 @@ use neqo_fc_sim::{
 
 use super::values::{
     SendBuffer, ack_ratio_arg, datagram_size_arg, jitter_arg, max_ack_delay_arg, max_wall_arg,
-    messages_arg, overhead_arg, positive_size_arg, profile_arg, random_seeds_arg,
-    reader_period_arg, rtt_arg, seeds_arg, send_buffer_arg, stall_arg, streams_arg, threads_arg,
-    time_limit_arg, tuner_arg, workload_arg,
+    messages_arg, overhead_arg, plot_arg, positive_size_arg, profile_arg, qlog_dir_arg,
+    random_seeds_arg, rate_arg, reader_period_arg, rtt_arg, seed_arg, seeds_arg, send_buffer_arg,
+    stall_arg, streams_arg, threads_arg, time_limit_arg, tuner_arg, workload_arg,
 };
 use crate::{
     error::LabError,
@@ -131,7 +131,7 @@ pub struct PathArgs {
     #[arg(long, value_name = "NAME", value_parser = profile_arg)]
     pub profile: Option<&'static Profile>,
     /// Bottleneck rate in bit/s, both directions: 1Gbit, 20Mbit, 512kbit.
-    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATE", value_parser = rate_arg, allow_hyphen_values = true)]
     pub rate: Option<u64>,
     /// Round-trip propagation delay (each direction gets half): 50ms, 100us, 1s.
     #[arg(long, value_name = "DURATION", value_parser = rtt_arg, allow_hyphen_values = true)]
@@ -156,7 +156,7 @@ pub struct PathArgs {
     pub no_reorder: bool,
     /// Rate of the reverse direction (ACKs, MAX_* frames) when it differs
     /// from --rate: 1Mbit for a DSL-like uplink.
-    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATE", value_parser = rate_arg, allow_hyphen_values = true)]
     pub reverse_rate: Option<u64>,
     /// Random loss on the reverse direction (ACKs, MAX_* frames), in
     /// percent: 1, 0.5, 2%.
@@ -351,7 +351,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, default_value = "default")]
     pub tuner: TunerChoice,
     /// Client read rate in bit/s, all streams together (default unlimited).
-    #[arg(long, value_name = "RATE", value_parser = units::parse_rate, allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATE", value_parser = rate_arg, allow_hyphen_values = true)]
     pub reader_rate: Option<u64>,
     /// With --reader-rate: the application wakes every PERIOD and reads
     /// what has arrived (at most RATE × PERIOD), nothing in between — a
@@ -374,14 +374,14 @@ pub struct RunArgs {
     pub max_wall: Option<Duration>,
     /// Write qlog traces (qlog 0.3 JSON-SEQ, for qvis), one per endpoint,
     /// into this directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = qlog_dir_arg)]
     pub qlog: Option<PathBuf>,
     /// What the qlog traces record.
     #[arg(long, value_enum, default_value_t = QlogLevel::Core, requires = "qlog")]
     pub qlog_level: QlogLevel,
     /// Write an SVG plot of windows, cwnd, bytes in flight and goodput over
     /// time to this file.
-    #[arg(long, value_name = "FILE.svg")]
+    #[arg(long, value_name = "FILE.svg", value_parser = plot_arg)]
     pub plot: Option<PathBuf>,
     /// Print one JSON object (see README for the fields) instead of the
     /// summary.
@@ -489,7 +489,7 @@ pub struct TransportArgs {
     #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
     pub cc: CcArg,
     /// PRNG seed (loss, jitter); same seed, same result.
-    #[arg(long, value_name = "N", value_parser = units::parse_count, default_value = "1", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = seed_arg, default_value = "1", allow_hyphen_values = true)]
     pub seed: u64,
     /// Transport model: `default` (this simulator's: 1,500-byte datagrams,
     /// ACK every 2nd packet, RFC 9002 pacing, no send-buffer limit) or

@@ -158,6 +158,34 @@ mod tests {
                 "error: --rtt: expected a positive duration",
             ),
             (
+                &["run", "--rtt", "1000000s"],
+                "error: --rtt: expected an RTT of at most 3600s (one hour), got \"1000000s\"",
+            ),
+            (
+                &["run", "--rate", "50"],
+                "error: --rate: expected a rate with its unit like 1Gbit",
+            ),
+            (
+                &["run", "--reverse-rate", "1000000"],
+                "error: --reverse-rate: expected a rate with its unit",
+            ),
+            (
+                &["run", "--seed", "99999999999999999999"],
+                "error: --seed: expected a seed of at most 18446744073709551615 (2^64 - 1)",
+            ),
+            (
+                &["run", "--seed", "x"],
+                "error: --seed: expected a whole number",
+            ),
+            (
+                &["run", "--plot", "out.png"],
+                "error: --plot: expected a file name ending in .svg (the plot is SVG), got \"out.png\"",
+            ),
+            (
+                &["run", "--qlog", "x.qlog"],
+                "error: --qlog: expected a folder (one trace per endpoint is written into it), got \"x.qlog\"",
+            ),
+            (
                 &["run", "--profile", "fast"],
                 "error: --profile: expected a profile name",
             ),

@@ -220,8 +220,8 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
                 "{} (update at {} of the window, initial stream window {}, connection {}, {})",
                 r.tuner,
                 r.update_fraction,
-                format::bytes(r.initial_stream_window_bytes),
-                format::bytes(r.initial_conn_window_bytes),
+                format::window(r.initial_stream_window_bytes),
+                format::window(r.initial_conn_window_bytes),
                 r.cc
             ),
         ),

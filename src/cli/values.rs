@@ -57,10 +57,64 @@ pub(super) fn unit_err(expected: &'static str, s: &str) -> UnitError {
 
 pub(super) fn rtt_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a positive duration like 50ms, 100us or 1s (ns, us, ms, s)";
+    const LONG: &str = "an RTT of at most 3600s (one hour)";
     match units::parse_duration(s) {
         Ok(d) if !d.is_zero() && d <= Duration::from_secs(3600) => Ok(d),
+        Ok(d) if !d.is_zero() => Err(unit_err(LONG, s)),
         _ => Err(unit_err(E, s)),
     }
+}
+
+/// A link rate: as [`units::parse_rate`], with a unit required (`50` alone
+/// would be 50 bit/s, almost never what was meant).
+pub(super) fn rate_arg(s: &str) -> Result<u64, UnitError> {
+    const E: &str = "a rate with its unit like 1Gbit, 20Mbit or 512kbit (bit/s; also 1Gbps)";
+    let rate = units::parse_rate(s)?;
+    if s.chars().any(|c| c.is_ascii_alphabetic()) {
+        Ok(rate)
+    } else {
+        Err(unit_err(E, s))
+    }
+}
+
+/// A PRNG seed: a whole number that fits in 64 bits.
+pub(super) fn seed_arg(s: &str) -> Result<u64, UnitError> {
+    const BIG: &str = "a seed of at most 18446744073709551615 (2^64 - 1)";
+    let t: String = s.trim().chars().filter(|&c| c != '_').collect();
+    match units::parse_count(s) {
+        Ok(n) => Ok(n),
+        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Err(unit_err(BIG, s)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The file `--plot` writes: an SVG, so its name ends in `.svg`.
+pub(super) fn plot_arg(s: &str) -> Result<std::path::PathBuf, ArgError> {
+    let path = std::path::PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(path),
+        _ => Err(ArgError(format!(
+            "expected a file name ending in .svg (the plot is SVG), got {s:?}"
+        ))),
+    }
+}
+
+/// The folder `--qlog` writes one trace per endpoint into; a name ending in
+/// `.qlog`, `.sqlog` or `.json`, or an existing file, is taken for a file
+/// name by mistake.
+pub(super) fn qlog_dir_arg(s: &str) -> Result<std::path::PathBuf, ArgError> {
+    let path = std::path::PathBuf::from(s);
+    let file_like = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["qlog", "sqlog", "json"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    });
+    if file_like || path.is_file() {
+        return Err(ArgError(format!(
+            "expected a folder (one trace per endpoint is written into it), got {s:?}"
+        )));
+    }
+    Ok(path)
 }
 
 pub(super) fn jitter_arg(s: &str) -> Result<Duration, UnitError> {
