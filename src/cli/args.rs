@@ -106,9 +106,10 @@ pub enum Command {
 /// Flags of `fc-lab readme`.
 #[derive(Debug, Args)]
 pub struct ReadmeArgs {
-    /// The Markdown file with the marked blocks.
-    #[arg(long, value_name = "FILE", default_value = "README.md")]
-    pub file: PathBuf,
+    /// A Markdown file with marked blocks (repeat for several). Default:
+    /// README.md and every docs/*.md that has blocks.
+    #[arg(long, value_name = "FILE")]
+    pub file: Vec<PathBuf>,
     /// Only compare: list the blocks that differ from this build and exit
     /// 1 if any does; the file is not written.
     #[arg(long)]

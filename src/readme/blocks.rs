@@ -825,6 +825,7 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
         super::real_short::real_short(runs)?,
     );
     b.insert("real-quinn".to_owned(), super::real_quinn::real_quinn()?);
+    b.insert("headline".to_owned(), super::headline::headline(runs)?);
     Ok(b)
 }
 

@@ -8,6 +8,7 @@
 //!   named runs, the fault sweep);
 //! - [`blocks`]: the text of each block;
 //! - [`real_short`]: the short transfers in real neqo, one block;
+//! - [`headline`]: the README's first table, one block;
 //! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
 //! - [`blind_start`]: the credit given before the rate is known, against
 //!   it, one block;
@@ -15,6 +16,7 @@
 
 pub mod blind_start;
 pub mod blocks;
+pub mod headline;
 pub mod markers;
 pub mod real_quinn;
 pub mod real_short;

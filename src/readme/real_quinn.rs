@@ -105,6 +105,41 @@ fn cell(runs: &[&Value], conn: bool) -> String {
     s
 }
 
+/// Mean goodput (bit/s) over the completed bulk runs of `variant` on the
+/// mission path, and the largest peak stream window in BDPs ("∞" when
+/// unlimited), from the committed matrix.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse or hold no such run.
+pub fn mission_mean(variant: &str) -> Result<(f64, String), LabError> {
+    let matrix = parse(MATRIX, MATRIX_PATH)?;
+    let runs: Vec<&Value> = matrix
+        .get("runs")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter(|r| {
+                    r.get("path").and_then(Value::as_str) == Some("mission")
+                        && r.get("scenario").and_then(Value::as_str) == Some("bulk")
+                        && r.get("variant").and_then(Value::as_str) == Some(variant)
+                        && num(r, "goodput_bps").is_some()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if runs.is_empty() {
+        return Err(LabError::Simulator(format!(
+            "{MATRIX_PATH}: no completed mission run of {variant}"
+        )));
+    }
+    let mean = runs
+        .iter()
+        .filter_map(|r| num(r, "goodput_bps"))
+        .sum::<f64>()
+        / runs.len() as f64;
+    Ok((mean, peak(&runs, "peak_stream_window_bytes")))
+}
+
 /// The block's text.
 ///
 /// # Errors
