@@ -609,6 +609,14 @@ fn compare_writes_the_report_and_ignores_thread_count() {
     assert!(table.contains("gbit-lan / slow-reader:"), "{table}");
     assert_eq!(table.matches("  tuner ").count(), 4, "one block per group");
     assert!(table.contains("1.00"), "the best run has ratio 1.00");
+    // The findings close stdout, one line per scenario.
+    let tail = &table[table
+        .rfind("Findings (report.md has the tables):")
+        .expect("findings")..];
+    assert!(
+        tail.contains("- small-msgs: ") && tail.contains("- slow-reader: "),
+        "{tail}"
+    );
 
     let json: Value = serde_json::from_str(&read(&one.join("report.json"))).unwrap();
     let runs = json.as_array().unwrap();

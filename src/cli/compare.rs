@@ -54,6 +54,12 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
         print(&json_line(&reports)?);
     } else {
         print(&compare::render_table(&reports));
+        // The table runs to hundreds of lines: the findings come last, where a
+        // reader of the output (or of its tail) looks.
+        print(&format!(
+            "\n{}",
+            compare::findings::findings_summary(&reports)
+        ));
     }
     let files =
         compare::write_report(&out, &reports, &matrix).map_err(|e| e.for_output("--out"))?;

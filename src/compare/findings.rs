@@ -323,6 +323,17 @@ pub fn findings_table(s: &ScenarioFindings<'_>) -> Table {
     t.without_empty_columns()
 }
 
+/// The findings in a few lines for a terminal: one per scenario, the
+/// summary sentence of the report's Findings section.
+#[must_use]
+pub fn findings_summary(reports: &[RunReport]) -> String {
+    let mut out = String::from("Findings (report.md has the tables):\n");
+    for s in findings(reports) {
+        out.push_str(&format!("- {}: {}\n", s.workload, summary_sentence(&s)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
