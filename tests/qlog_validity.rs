@@ -107,12 +107,24 @@ impl Trace {
     }
 }
 
+/// The trace's description: what was simulated, in words, not Rust's
+/// debug output.
+fn described(t: &Trace) -> String {
+    let description = t.header["description"].as_str().expect("description");
+    for debug in ["None", "Some(", "{", "Bulk", "Cubic"] {
+        assert!(!description.contains(debug), "{description}");
+    }
+    assert!(description.contains("one-way delay"), "{description}");
+    description.to_owned()
+}
+
 /// Checks everything qvis relies on for any trace of `endpoint`.
 fn check_common(t: &Trace, endpoint: Endpoint) {
     assert_eq!(t.header["qlog_version"], "0.3");
     assert_eq!(t.header["qlog_format"], "JSON-SEQ");
     let trace = t.header["trace"].as_object().expect("trace object");
     assert_eq!(trace["vantage_point"]["type"], endpoint.as_str());
+
     assert!(!t.events.is_empty());
     let mut prev = 0.0;
     for e in &t.events {
@@ -191,6 +203,11 @@ fn traces(s: &Scenario, tag: &str) -> (RunResult, Trace, Trace) {
 #[test]
 fn gigabit_full_trace_is_valid_for_qvis() {
     let (result, client, server) = traces(&gbit_50ms(TraceLevel::Full), "gbit-full");
+    let description = described(&client);
+    assert!(
+        description.contains("1 Gbit/s") && description.contains("no loss"),
+        "{description}"
+    );
 
     // The client is the data receiver: it sends its request and
     // MAX_STREAM_DATA, the server receives them; the server sends the
@@ -282,6 +299,7 @@ fn gigabit_full_trace_is_valid_for_qvis() {
 #[test]
 fn lossy_trace_has_losses() {
     let (result, _client, server) = traces(&lossy(TraceLevel::Full), "lossy");
+    assert!(described(&server).contains("random loss"));
     let lost = server.count("recovery:packet_lost");
     assert!(lost > 0);
     assert_eq!(lost as u64, result.metrics.packets_lost);

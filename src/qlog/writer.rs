@@ -13,6 +13,7 @@ use qlog::{
 };
 
 use super::events::{QlogEvent, qlog_event};
+use crate::format;
 
 /// `common_fields.reference_time` of every trace, in ms since the Unix
 /// epoch: simulated time zero pinned to 2025-01-01 00:00:00 UTC. A fixed
@@ -106,22 +107,62 @@ fn trace_seq(endpoint: Endpoint, name: &str) -> TraceSeq {
 
 /// One readable line on what was simulated (qvis shows it with the trace).
 fn description(s: &Scenario) -> String {
+    use neqo_fc_sim::{
+        net::LossModel,
+        quic::cc::CcAlgorithm,
+        scenario::{ReaderSpeed, WorkloadKind},
+    };
     let f = &s.forward;
     let rate = f
         .rate_bps
-        .map_or_else(|| "unlimited".to_owned(), |r| format!("{r} bit/s"));
+        .map_or_else(|| "unlimited".to_owned(), |r| format::rate(r as f64));
+    let loss = match f.loss {
+        LossModel::None => "no loss".to_owned(),
+        LossModel::Bernoulli { rate } => format!("random loss {:.3} %", rate * 100.0),
+        LossModel::GilbertElliott {
+            mean_rate,
+            mean_burst,
+        } => format!(
+            "bursty loss {:.3} % (bursts of {mean_burst:.1} packets on average)",
+            mean_rate * 100.0
+        ),
+    };
+    let jitter = if f.jitter.is_zero() {
+        "no jitter".to_owned()
+    } else {
+        format!("jitter up to {}", format::duration(f.jitter))
+    };
+    let workload = match s.workload.kind {
+        WorkloadKind::Bulk { bytes } => format!("{} per stream", format::bytes(bytes)),
+        WorkloadKind::Messages { count, size } => {
+            format!("{count} messages of {} per stream", format::bytes(size))
+        }
+        WorkloadKind::BulkPlus { bulk, each } => format!(
+            "{} on the first stream, {} on each other",
+            format::bytes(bulk),
+            format::bytes(each)
+        ),
+    };
+    let reader = match s.workload.reader {
+        ReaderSpeed::Unlimited => "reads at once".to_owned(),
+        ReaderSpeed::Rate(bps) => format!("reads at {}", format::rate(bps as f64)),
+        ReaderSpeed::Periodic { bps, period } => format!(
+            "reads up to {} every {}",
+            format::rate(bps as f64),
+            format::duration(period)
+        ),
+    };
+    let cc = match s.cc {
+        CcAlgorithm::Cubic => "CUBIC",
+        CcAlgorithm::NewReno => "NewReno",
+    };
     format!(
-        "neqo-fc-sim run; times are simulated ms. Data path: rate {rate}, one-way delay {:?}, \
-         queue {} B, loss {:?}, jitter {:?}. Workload: {:?} on {} stream(s), reader {:?}. \
-         Congestion control {:?}. Seed {}.",
-        f.delay,
-        f.queue_bytes,
-        f.loss,
-        f.jitter,
-        s.workload.kind,
+        "neqo-fc-sim run; times are simulated ms. Data path: {rate}, one-way delay {}, \
+         queue {}, {loss}, {jitter}. Workload: {workload} on {} stream(s); the application \
+         {reader}. Congestion control {cc}. Seed {}.",
+        format::duration(f.delay),
+        format::bytes(f.queue_bytes),
         s.workload.streams,
-        s.workload.reader,
-        s.cc,
         s.seed
     )
 }
