@@ -959,3 +959,18 @@ fn unlimited_windows_print_as_unlimited() {
     );
     assert!(!text.contains("PiB") && !text.contains("EiB"), "{text}");
 }
+
+#[test]
+fn the_budget_line_reads_as_a_limit_not_as_memory_used() {
+    let out = fc_lab(&["run", "--profile", "gbit-lan", "--size", "1MB"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("budget "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("a limit on credit outstanding, at most ") && line.ends_with(" 0 times"),
+        "{line}"
+    );
+}

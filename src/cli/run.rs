@@ -273,7 +273,7 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
         "budget",
         if r.memory_budget {
             format!(
-                "peak {} ({} x BDP), {} violations",
+                "a limit on credit outstanding, at most {} ({} x BDP); credit above it {} times",
                 format::bytes(r.peak_budget_bytes),
                 format::ratio(r.budget_bdp()),
                 r.budget_violations
