@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 MBIT = 1e6
+# The repository (two folders up): results name paths relative to it.
+REPO = Path(__file__).resolve().parent.parent.parent
 GBIT_BPS = 1_000_000_000
 # Windows at or above this print as unlimited (quinn's VarInt::MAX is 2^62 - 1).
 UNLIMITED_WINDOW = 1 << 60
@@ -205,7 +207,10 @@ def run_one(spec, exe, seed):
                FC_REQUESTS="1" if spec["requests"] else "0", FC_SEND_WINDOW=str(spec["send_window"]),
                FC_SEED=str(seed))
     cmd = [exe, TEST_NAME, "--exact", "--ignored", "--nocapture", "--test-threads=1"]
-    shown = " ".join(f"{k}={env[k]}" for k in sorted(env) if k.startswith("FC_")) + " " + " ".join(cmd)
+    # Paths relative to the repository, so results name no machine's folders.
+    exe_shown = os.path.relpath(exe, REPO)
+    shown = " ".join(f"{k}={env[k]}" for k in sorted(env) if k.startswith("FC_")) + " " + " ".join(
+        [exe_shown] + cmd[1:])
     t0 = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t0
@@ -373,7 +378,8 @@ def matrix(a):
         })
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-        print(f"wrote {a.json}")
+        rel = os.path.relpath(a.json, REPO)
+        print(f"wrote {a.json if rel.startswith('..') else rel}")
     if errors:
         print(f"{len(errors)} run(s) failed, {len(broken)} of them unexpectedly", file=sys.stderr)
     return 1 if broken else 0
