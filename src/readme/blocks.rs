@@ -739,6 +739,31 @@ Means within target (±5 % for `unlimited` and `neqo`, ±10 % for `default`; ✗
 
 /// The committed real-neqo matrix: mean goodput over the RTT sweep per
 /// path and variant, from [`Runs::real`].
+/// Real neqo's runs of `variant` on `path` (ECN on or off): "mean
+/// goodput · the largest peak stream window in BDPs", `None` without runs.
+pub(super) fn real_neqo_cell(runs: &Runs, path: &str, ecn: bool, variant: &str) -> Option<String> {
+    let g: Vec<&crate::calibrate::RealRun> = runs
+        .real
+        .runs
+        .iter()
+        .filter(|r| r.path == path && r.ecn == ecn && r.variant == variant)
+        .collect();
+    if g.is_empty() {
+        return None;
+    }
+    let mean = g.iter().map(|r| r.goodput_bps).sum::<f64>() / g.len() as f64;
+    let w = g
+        .iter()
+        .filter(|r| r.peak_stream_window_bytes < 1 << 50 && r.bdp_bytes > 0)
+        .map(|r| r.peak_stream_window_bytes as f64 / r.bdp_bytes as f64)
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    Some(format!(
+        "{:.1} Mbit/s · {}",
+        mean / 1e6,
+        w.map_or_else(|| "∞".to_owned(), |w| format!("≤ {w:.2}"))
+    ))
+}
+
 fn real_neqo(runs: &Runs) -> String {
     let variants = [
         "neqo-main",
@@ -762,27 +787,7 @@ fn real_neqo(runs: &Runs) -> String {
     ] {
         let mut row = vec![label.to_owned()];
         for v in variants {
-            let g: Vec<&crate::calibrate::RealRun> = runs
-                .real
-                .runs
-                .iter()
-                .filter(|r| r.path == path && r.ecn == ecn && r.variant == v)
-                .collect();
-            row.push(if g.is_empty() {
-                "–".to_owned()
-            } else {
-                let mean = g.iter().map(|r| r.goodput_bps).sum::<f64>() / g.len() as f64;
-                let w = g
-                    .iter()
-                    .filter(|r| r.peak_stream_window_bytes < 1 << 50 && r.bdp_bytes > 0)
-                    .map(|r| r.peak_stream_window_bytes as f64 / r.bdp_bytes as f64)
-                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-                format!(
-                    "{:.1} Mbit/s · {}",
-                    mean / 1e6,
-                    w.map_or_else(|| "∞".to_owned(), |w| format!("≤ {w:.2}"))
-                )
-            });
+            row.push(real_neqo_cell(runs, path, ecn, v).unwrap_or_else(|| "–".to_owned()));
         }
         t.push(row);
     }

@@ -5,7 +5,7 @@
 
 use super::{real_quinn, runs::Runs};
 use crate::{
-    calibrate::{RECORDED_PATH, RealRun},
+    calibrate::RECORDED_PATH,
     error::LabError,
     format,
     table::{Align, Table},
@@ -16,30 +16,10 @@ fn cell(goodput_bps: f64, window: &str) -> String {
     format!("{:.1} Mbit/s · {window}", goodput_bps / 1e6)
 }
 
-/// Real neqo's mission runs of `variant`: mean goodput and the largest
-/// peak stream window.
+/// Real neqo's mission runs of `variant`.
 fn neqo(runs: &Runs, variant: &str) -> Result<String, LabError> {
-    let g: Vec<&RealRun> = runs
-        .real
-        .runs
-        .iter()
-        .filter(|r| r.path == "mission" && !r.ecn && r.variant == variant)
-        .collect();
-    if g.is_empty() {
-        return Err(LabError::Simulator(format!(
-            "{RECORDED_PATH}: no mission run of {variant}"
-        )));
-    }
-    let mean = g.iter().map(|r| r.goodput_bps).sum::<f64>() / g.len() as f64;
-    let w = g
-        .iter()
-        .filter(|r| r.peak_stream_window_bytes < 1 << 50 && r.bdp_bytes > 0)
-        .map(|r| r.peak_stream_window_bytes as f64 / r.bdp_bytes as f64)
-        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-    Ok(cell(
-        mean,
-        &w.map_or_else(|| "∞".to_owned(), |w| format!("≤ {w:.2}")),
-    ))
+    super::blocks::real_neqo_cell(runs, "mission", false, variant)
+        .ok_or_else(|| LabError::Simulator(format!("{RECORDED_PATH}: no mission run of {variant}")))
 }
 
 fn quinn(variant: &str) -> Result<String, LabError> {
