@@ -34,7 +34,7 @@ usage: integrations/neqo/run.sh [options]
   --jobs N         simulations at a time (default 2)
   -h, --help       this text
 
-environment: WORK_DIR, NEQO_SRC, NSS_RS_SRC, NSS_DEBS, NSS_DIR, FC_CRATE (see README.md)
+environment: WORK_DIR, NEQO_SRC, NSS_RS_SRC, NSS_DEBS, NSS_DIR, FC_CRATE (see DETAILS.md, "Pointing it elsewhere")
 EOF
 }
 
