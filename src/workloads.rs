@@ -30,6 +30,21 @@ use neqo_fc_sim::scenario::{ReaderSpeed, Stall, Workload, WorkloadKind};
 
 use crate::{format, profiles::PathSpec, stall::DEFAULT_STALL_START};
 
+/// What each stream carries, in words: `128 MiB`, `1000 x 4 KiB`,
+/// `32 MiB on stream 0, 4 MiB on each other`.
+#[must_use]
+pub fn kind_words(kind: &WorkloadKind) -> String {
+    match *kind {
+        WorkloadKind::Bulk { bytes } => format::bytes(bytes),
+        WorkloadKind::Messages { count, size } => format!("{count} x {}", format::bytes(size)),
+        WorkloadKind::BulkPlus { bulk, each } => format!(
+            "{} on stream 0, {} on each other",
+            format::bytes(bulk),
+            format::bytes(each)
+        ),
+    }
+}
+
 /// A workload of the default matrix, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MatrixWorkload {
@@ -357,17 +372,7 @@ impl WorkloadSpec {
     /// streams, the last stream stops reading at 1 s for good)`.
     #[must_use]
     pub fn summary(&self) -> String {
-        let what = match self.kind {
-            WorkloadKind::Bulk { bytes } => format::bytes(bytes),
-            WorkloadKind::Messages { count, size } => {
-                format!("{count} x {}", format::bytes(size))
-            }
-            WorkloadKind::BulkPlus { bulk, each } => format!(
-                "{} on stream 0, {} on each other",
-                format::bytes(bulk),
-                format::bytes(each)
-            ),
-        };
+        let what = kind_words(&self.kind);
         let streams = if self.streams == 1 {
             "1 stream".to_owned()
         } else {

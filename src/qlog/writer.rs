@@ -107,11 +107,7 @@ fn trace_seq(endpoint: Endpoint, name: &str) -> TraceSeq {
 
 /// One readable line on what was simulated (qvis shows it with the trace).
 fn description(s: &Scenario) -> String {
-    use neqo_fc_sim::{
-        net::LossModel,
-        quic::cc::CcAlgorithm,
-        scenario::{ReaderSpeed, WorkloadKind},
-    };
+    use neqo_fc_sim::{net::LossModel, quic::cc::CcAlgorithm, scenario::ReaderSpeed};
     let f = &s.forward;
     let rate = f
         .rate_bps
@@ -132,17 +128,7 @@ fn description(s: &Scenario) -> String {
     } else {
         format!("jitter up to {}", format::duration(f.jitter))
     };
-    let workload = match s.workload.kind {
-        WorkloadKind::Bulk { bytes } => format!("{} per stream", format::bytes(bytes)),
-        WorkloadKind::Messages { count, size } => {
-            format!("{count} messages of {} per stream", format::bytes(size))
-        }
-        WorkloadKind::BulkPlus { bulk, each } => format!(
-            "{} on the first stream, {} on each other",
-            format::bytes(bulk),
-            format::bytes(each)
-        ),
-    };
+    let workload = crate::workloads::kind_words(&s.workload.kind);
     let reader = match s.workload.reader {
         ReaderSpeed::Unlimited => "reads at once".to_owned(),
         ReaderSpeed::Rate(bps) => format!("reads at {}", format::rate(bps as f64)),
