@@ -12,6 +12,7 @@ Subcommands:
   classify FC.json MAIN.json OUT.json
                              fc-tree failures, and which of them fail on main too
   matrix ...                 run the simulation matrix, print tables, write JSON
+  scoreboard ...             run the scoreboard (scoreboard.py), print it, write JSON
 """
 
 import argparse
@@ -278,14 +279,36 @@ PATHS = {
     # a window brakes it.
     "cable": (200_000_000, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
 }
+# Firefox's network.http.http3.max_stream_data (neqo #3314).
+FIREFOX_STREAM_WINDOW = 12_582_912
 VARIANTS = {
-    # name: (tree, --windows)
-    "neqo-main": ("main", "default"),
-    "unlimited": ("main", "unlimited"),
-    "neqo-fc": ("fc", "default"),
-    "neqo-main+pacing": ("pacing", "default"),
-    "neqo-fc+pacing": ("fc-pacing", "default"),
+    # name: (tree, --windows, more fc_matrix arguments)
+    "neqo-main": ("main", "default", ()),
+    "unlimited": ("main", "unlimited", ()),
+    "neqo-firefox": ("main", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
+    "neqo-main+pacing": ("pacing", "default", ()),
+    "upstream-1": ("pacing", "default", ()),
+    "upstream-2": ("upstream-2", "default", ()),
+    "upstream-3": ("upstream-3", "default", ()),
+    "upstream-4": ("upstream-4", "default", ()),
+    "upstream-4-nopacing": ("upstream-nopacing", "default", ()),
+    "neqo-fc": ("fc", "default", ()),
+    "neqo-fc+pacing": ("fc-pacing", "default", ()),
 }
+# Variants that are another one run again (the same tree and arguments):
+# the scoreboard runs them once.
+ALIASES = {"upstream-1": "neqo-main+pacing"}
+
+
+def scenario_name(nbytes, streams, requests):
+    """`1x1GiB`, `10x409600`, `req-100x1MiB`: streams x bytes on each."""
+    if nbytes % (1 << 30) == 0:
+        size = f"{nbytes >> 30}GiB"
+    elif nbytes % (1 << 20) == 0:
+        size = f"{nbytes >> 20}MiB"
+    else:
+        size = str(nbytes)
+    return f"{'req-' if requests else ''}{streams}x{size}"
 
 
 def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
@@ -304,11 +327,11 @@ def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
 
 
 def run_one(spec, exe):
-    tree, windows = VARIANTS[spec["variant"]]
+    _, windows, extra = VARIANTS[spec["variant"]]
     cmd = [exe, "--bytes", str(spec["bytes"]), "--streams", str(spec["streams"]),
            "--rtt-ms", str(spec["rtt_ms"]),
            "--rate-bps", str(spec["rate_bps"]), "--queue-bytes", str(spec["queue_bytes"]),
-           "--windows", windows,
+           "--windows", windows, *extra,
            "--label", f"{spec['path']}/{spec['variant']}/{spec['rtt_ms']}ms"]
     if spec["ecn"]:
         cmd.append("--ecn")
@@ -384,6 +407,55 @@ def print_tables(runs, variants):
     return means
 
 
+def record(out, spec):
+    """One run's JSON record: the bench's fields we keep, named as before."""
+    return {
+        "engine": "neqo", "path": spec["path"], "variant": spec["variant"],
+        "scenario": scenario_name(out["bytes"], out.get("streams", 1), out.get("requests", False)),
+        "rtt_s": out["rtt_s"], "queue_bytes": out["queue_bytes"], "ecn": out["ecn"],
+        "bytes": out["bytes"], "streams": out.get("streams", 1),
+        "requests": out.get("requests", False),
+        "duration_s": out["duration_s"],
+        "goodput_bps": out["goodput_bps"], "bdp_bytes": out["bdp_bytes"],
+        "peak_stream_window_bytes": out["peak_stream_window_bytes"],
+        "peak_conn_window_bytes": out["peak_conn_window_bytes"],
+        "stream_data_blocked": out["stream_data_blocked"],
+        "data_blocked": out["data_blocked"],
+        "packets_lost": out["packets_lost"],
+        # Extras from the bench.
+        **{k: out[k] for k in (
+            "rate_bps", "ack_ratio", "mtu", "windows",
+            "peak_stream_window_at_s", "peak_conn_window_at_s",
+            "max_stream_data_sent", "max_data_sent", "packets_sent",
+            "congestion_events_loss", "congestion_events_ecn",
+            "congestion_events_spurious", "wall_s") if k in out},
+    }
+
+
+def run_all(specs, exes, jobs):
+    """Runs every spec, `jobs` at a time, printing progress; returns the
+    records (an `error` field for a failed run) and the errors."""
+    results = [None] * len(specs)
+    errors = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]][0]]): i for i, s in enumerate(specs)}
+        for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
+            i = futs[fut]
+            s = specs[i]
+            out, err, cmd, wall = fut.result()
+            tag = (f"{s['path']}{'+ecn' if s['ecn'] else ''} "
+                   f"{scenario_name(s['bytes'], s['streams'], s['requests'])} {s['rtt_ms']} ms {s['variant']}")
+            if err:
+                errors.append({"run": tag, "command": " ".join(cmd), "error": err})
+                print(f"  [{n}/{len(specs)}] {tag}: ERROR {err}", flush=True)
+                results[i] = {**s, "error": err}
+                continue
+            print(f"  [{n}/{len(specs)}] {tag}: {out['goodput_bps'] / MBIT:.1f} Mbit/s, "
+                  f"{out['duration_s']:.3f} s simulated, {wall:.1f} s wall", flush=True)
+            results[i] = record(out, s)
+    return results, errors
+
+
 def matrix(a):
     variants = [v for v in a.variants.split(",") if v]
     for v in variants:
@@ -403,42 +475,7 @@ def matrix(a):
     print(f"matrix: {len(specs)} runs, {a.jobs} at a time"
           + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
     t0 = time.monotonic()
-    results = [None] * len(specs)
-    errors = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]][0]]): i for i, s in enumerate(specs)}
-        for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
-            i = futs[fut]
-            s = specs[i]
-            out, err, cmd, wall = fut.result()
-            tag = f"{s['path']}{'+ecn' if s['ecn'] else ''} {s['rtt_ms']} ms {s['variant']}"
-            if err:
-                errors.append({"run": tag, "command": " ".join(cmd), "error": err})
-                print(f"  [{n}/{len(specs)}] {tag}: ERROR {err}", flush=True)
-                results[i] = {**s, "error": err}
-                continue
-            print(f"  [{n}/{len(specs)}] {tag}: {out['goodput_bps'] / MBIT:.1f} Mbit/s, "
-                  f"{out['duration_s']:.3f} s simulated, {wall:.1f} s wall", flush=True)
-            results[i] = {
-                "engine": "neqo", "path": s["path"], "variant": s["variant"],
-                "rtt_s": out["rtt_s"], "queue_bytes": out["queue_bytes"], "ecn": out["ecn"],
-                "bytes": out["bytes"], "streams": out.get("streams", 1),
-                "requests": out.get("requests", False),
-                "duration_s": out["duration_s"],
-                "goodput_bps": out["goodput_bps"], "bdp_bytes": out["bdp_bytes"],
-                "peak_stream_window_bytes": out["peak_stream_window_bytes"],
-                "peak_conn_window_bytes": out["peak_conn_window_bytes"],
-                "stream_data_blocked": out["stream_data_blocked"],
-                "data_blocked": out["data_blocked"],
-                "packets_lost": out["packets_lost"],
-                # Extras from the bench.
-                **{k: out[k] for k in (
-                    "rate_bps", "ack_ratio", "mtu", "windows",
-                    "peak_stream_window_at_s", "peak_conn_window_at_s",
-                    "max_stream_data_sent", "max_data_sent", "packets_sent",
-                    "congestion_events_loss", "congestion_events_ecn",
-                    "congestion_events_spurious", "wall_s") if k in out},
-            }
+    results, errors = run_all(specs, exes, a.jobs)
     wall = time.monotonic() - t0
     display = [dict(r, rtt_ms=s["rtt_ms"]) for r, s in zip(results, specs)]
     means = print_tables(display, runnable)
@@ -511,6 +548,18 @@ def main():
     p.add_argument("--neqo-commit", default="unknown")
     p.add_argument("--command", default="")
     p.add_argument("--env-info", default="")
+    p = sub.add_parser("scoreboard")
+    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
+    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
+    p.add_argument("--tree-tests", action="append", default=[], metavar="TREE=TESTS.json",
+                   help="a tree's tests compared with main's (classify's output)")
+    p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--json", default="")
+    p.add_argument("--neqo-commit", default="unknown")
+    p.add_argument("--command", default="")
+    p.add_argument("--env-info", default="")
     a = ap.parse_args()
 
     if a.cmd == "fingerprint":
@@ -531,6 +580,9 @@ def main():
         sys.exit(classify(a.fc, a.main, a.out))
     elif a.cmd == "matrix":
         sys.exit(matrix(a))
+    elif a.cmd == "scoreboard":
+        import scoreboard
+        sys.exit(scoreboard.scoreboard(a))
 
 
 if __name__ == "__main__":

@@ -18,12 +18,17 @@ usage: integrations/neqo/run.sh [options]
 
   --quick          CI subset: variants neqo-main, unlimited, neqo-fc+pacing (two
                    trees to build); mission path at 20, 50, 80 ms; bench path at 40 ms
+  --scoreboard     the scoreboard instead of the matrix: every row (bulk, short,
+                   many streams, cable) at 21 RTTs, every variant, 21-RTT means;
+                   with --quick: 3 RTTs and the variants neqo-main, neqo-main+pacing,
+                   neqo-firefox, upstream-4, neqo-fc+pacing, unlimited
   --json FILE      write the results (tests and every run) as JSON
   --skip-tests     do not run neqo's test suite
   --only-matrix    no preparing, building or testing: run the matrix with the
                    binaries of the last build (fails if the patches changed since)
   --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
-                   (only the trees these need are built)
+                   (only the trees these need are built); also neqo-firefox,
+                   upstream-1 ... upstream-4, upstream-4-nopacing
   --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s)
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
@@ -42,12 +47,13 @@ step() { printf '\n== %s\n' "$*"; }
 say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
-QUICK=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
+QUICK=0 SCOREBOARD=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
 VARIANTS="" PATHS_=mission,bench RTTS="" BYTES=1073741824 STREAMS=1 JOBS=2 REQUESTS=()
 ARGS=("$@")
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK=1 ;;
+    --scoreboard) SCOREBOARD=1 ;;
     --json) JSON=$(realpath -m "${2:?--json needs a file}"); shift ;;
     --skip-tests) SKIP_TESTS=1 ;;
     --only-matrix) ONLY_MATRIX=1 SKIP_TESTS=1 ;;
@@ -63,7 +69,17 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-if [[ -z $VARIANTS ]]; then
+if [[ $SCOREBOARD -eq 1 ]]; then
+  [[ $PATHS_ == mission,bench && -z $RTTS && $STREAMS == 1 && $BYTES == 1073741824 && ${#REQUESTS[@]} -eq 0 ]] ||
+    die "--scoreboard has its own rows and RTTs; --paths, --rtts, --bytes, --streams and --requests do not apply"
+fi
+if [[ -z $VARIANTS && $SCOREBOARD -eq 1 ]]; then
+  if [[ $QUICK -eq 1 ]]; then
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-4,neqo-fc+pacing,unlimited
+  else
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-1,upstream-2,upstream-3,upstream-4,upstream-4-nopacing,neqo-fc+pacing,unlimited
+  fi
+elif [[ -z $VARIANTS ]]; then
   if [[ $QUICK -eq 1 ]]; then
     VARIANTS=neqo-main,unlimited,neqo-fc+pacing
   else
@@ -93,17 +109,25 @@ shopt -u nullglob
 [[ ${#HARNESS_PATCHES[@]} -gt 0 ]] || die "no patches in $HERE/patches/harness"
 
 # The trees: each is neqo + the harness patches + these patch folders, in
-# this order. `main` is neqo as it is; `fc` swaps its receive flow control
-# for neqo-fc; `pacing` fixes neqo's pacer (ACK-only packets spend no
-# pacing credit); `fc-pacing` is both, the series we propose.
-TREE_NAMES=(main fc pacing fc-pacing)
-declare -A TREE_FOLDERS=([main]="" [fc]="neqo-fc" [pacing]="pacing" [fc-pacing]="pacing neqo-fc")
+# this order; `folder:A-B` takes the folder's patches A to B (1-based, in
+# name order). `main` is neqo as it is; `pacing` fixes neqo's pacer
+# (upstream/0001: ACK-only packets spend no pacing credit); `upstream-N` is
+# the upstream series up to patch N, `upstream-nopacing` patches 2-4
+# without the pacer fix; `fc` swaps neqo's receive flow control for
+# neqo-fc's (the full integration), `fc-pacing` with the pacer fix.
+TREE_NAMES=(main pacing upstream-2 upstream-3 upstream-4 upstream-nopacing fc fc-pacing)
+declare -A TREE_FOLDERS=([main]="" [pacing]="upstream:1-1" [upstream-2]="upstream:1-2"
+  [upstream-3]="upstream:1-3" [upstream-4]="upstream:1-4" [upstream-nopacing]="upstream:2-4"
+  [fc]="neqo-fc" [fc-pacing]="upstream:1-1 neqo-fc")
 # Each tree but main builds its neqo crates with its own codegen-units (the
 # same code) so that the shared target directory keeps them apart.
-declare -A TREE_CGU=([main]=0 [fc]=16 [pacing]=15 [fc-pacing]=14)
+declare -A TREE_CGU=([main]=0 [fc]=16 [pacing]=15 [fc-pacing]=14 [upstream-2]=13
+  [upstream-3]=12 [upstream-4]=11 [upstream-nopacing]=10)
 # The tree each variant runs on (harness.py VARIANTS says the same).
-declare -A VARIANT_TREE=([neqo-main]=main [unlimited]=main [neqo-fc]=fc
-  [neqo-main+pacing]=pacing [neqo-fc+pacing]=fc-pacing)
+declare -A VARIANT_TREE=([neqo-main]=main [unlimited]=main [neqo-firefox]=main
+  [neqo-main+pacing]=pacing [upstream-1]=pacing [upstream-2]=upstream-2
+  [upstream-3]=upstream-3 [upstream-4]=upstream-4 [upstream-4-nopacing]=upstream-nopacing
+  [neqo-fc]=fc [neqo-fc+pacing]=fc-pacing)
 declare -A WANTED=([main]=1) # main: the reference for neqo's tests
 for v in ${VARIANTS//,/ }; do
   [[ -n ${VARIANT_TREE[$v]:-} ]] || die "unknown variant $v (known: ${!VARIANT_TREE[*]})"
@@ -112,12 +136,32 @@ done
 
 # tree_patches NAME -> the tree's patches beyond the harness, one per line
 tree_patches() {
-  local f
+  local f from to all
   shopt -s nullglob
   for f in ${TREE_FOLDERS[$1]}; do
-    printf '%s\n' "$HERE/patches/$f"/*.patch
+    if [[ $f == *:* ]]; then
+      from=${f#*:} to=${from#*-} from=${from%-*}
+      all=("$HERE/patches/${f%%:*}"/*.patch)
+      printf '%s\n' "${all[@]:from-1:to-from+1}"
+    else
+      printf '%s\n' "$HERE/patches/$f"/*.patch
+    fi
   done
   shopt -u nullglob
+}
+
+# tree_missing NAME -> the patch folders (or patches) the tree lacks
+tree_missing() {
+  local f from to n
+  for f in ${TREE_FOLDERS[$1]}; do
+    if [[ $f == *:* ]]; then
+      from=${f#*:} to=${from#*-}
+      n=$(compgen -G "$HERE/patches/${f%%:*}/*.patch" | wc -l)
+      [[ $n -ge $to ]] || printf ' patches/%s/ (%s of %s)' "${f%%:*}" "$n" "$to"
+    else
+      compgen -G "$HERE/patches/$f/*.patch" >/dev/null || printf ' patches/%s/' "$f"
+    fi
+  done
 }
 
 version_ge() { # version_ge HAVE WANT
@@ -249,10 +293,7 @@ TREES=()
 declare -A TREE_SKIP=()
 for tree in "${TREE_NAMES[@]}"; do
   [[ -n ${WANTED[$tree]:-} ]] || continue
-  missing=""
-  for f in ${TREE_FOLDERS[$tree]}; do
-    compgen -G "$HERE/patches/$f/*.patch" >/dev/null || missing="$missing patches/$f/"
-  done
+  missing=$(tree_missing "$tree")
   if [[ -n $missing ]]; then
     TREE_SKIP[$tree]="no patch in$missing"
     say "$tree tree: skipped (${TREE_SKIP[$tree]})"
@@ -320,7 +361,7 @@ prepare_tree() {
     done
     echo "$stamp" >"$dir/.fc-harness-stamp"
   fi
-  if [[ " ${TREE_FOLDERS[$name]} " == *" neqo-fc "* ]]; then
+  if [[ $# -gt 0 ]] && grep -qs 'neqo-fc = { path = "../neqo-fc" }' "$@"; then
     # neqo-fc at the workspace root, so a patch can say
     # `neqo-fc = { path = "../neqo-fc" }`: a generated manifest plus a src/
     # symlink into this repository (harness.py crate-shim says why not a
@@ -385,10 +426,11 @@ exe_for() { # exe_for TREE -> path of the tree's fc_matrix binary, checked fresh
 # there); `main` tells which failures are not ours. --quick tests only those
 # two; a full run tests every tree.
 TESTS_JSON=""
+TREE_TESTS=()
 TESTS_BROKEN=0
 if [[ $SKIP_TESTS -eq 0 ]]; then
   JUDGED=${TREES[-1]}
-  if [[ $QUICK -eq 1 ]]; then
+  if [[ $QUICK -eq 1 && $SCOREBOARD -eq 0 ]]; then
     order=("$JUDGED")
   else
     order=("${TREES[@]:1}")
@@ -423,10 +465,42 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
       "$WORK_DIR/logs/tests-vs-main-main.json" || TESTS_BROKEN=1
   fi
   TESTS_JSON="$WORK_DIR/logs/tests-vs-main-$JUDGED.json"
+  TREE_TESTS=()
+  for tree in "${order[@]}"; do
+    [[ $tree == main ]] || TREE_TESTS+=(--tree-tests "$tree=$WORK_DIR/logs/tests-vs-main-$tree.json")
+  done
   timed tests "$t"
 fi
 
 # ---------------------------------------------------------------- 7. matrix
+if [[ $SCOREBOARD -eq 1 ]]; then
+  step "scoreboard$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
+  t=$SECONDS
+  board=(--variants "$VARIANTS" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
+    --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
+  for tree in "${TREES[@]}"; do
+    exe=$(exe_for "$tree") || exit 1
+    board+=(--exe "$tree=$exe")
+  done
+  for tree in "${!TREE_SKIP[@]}"; do
+    board+=(--skip-reason "$tree=${TREE_SKIP[$tree]}")
+  done
+  [[ $QUICK -eq 1 ]] && board+=(--quick)
+  [[ -n $JSON ]] && board+=(--json "$JSON")
+  board+=("${TREE_TESTS[@]}")
+  MATRIX_OK=1
+  "${HARNESS[@]}" scoreboard "${board[@]}" || MATRIX_OK=0
+  timed scoreboard "$t"
+  step "done in $((SECONDS - T_START)) s"
+  for k in prepare build tests scoreboard; do
+    [[ -n ${TIMES[$k]:-} ]] && say "$k: ${TIMES[$k]} s"
+  done
+  status=0
+  [[ $TESTS_BROKEN -eq 1 ]] && { say "BROKEN: neqo tests fail on a patched tree that pass on main (see above)"; status=1; }
+  [[ $MATRIX_OK -eq 0 ]] && { say "BROKEN: some simulation runs failed (see above)"; status=1; }
+  exit $status
+fi
+
 step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
 t=$SECONDS
 matrix=(--variants "$VARIANTS" --paths "$PATHS_"

@@ -1,0 +1,245 @@
+"""The real-neqo scoreboard (`run.sh --scoreboard`): every row at every RTT
+of the sweep, every variant; 21-RTT means of goodput and peak windows per
+row and variant, and the targets of the upstream series checked on them.
+
+Called by harness.py (`harness.py scoreboard ...`); python3 standard
+library only.
+"""
+
+import json
+import time
+from pathlib import Path
+
+import harness as h
+
+SWEEP = list(range(20, 101, 4))  # 21 RTTs, ms
+CABLE_SWEEP = list(range(8, 49, 2))  # 21 RTTs on the 200 Mbit/s path
+QUICK_SWEEP = [20, 60, 100]
+QUICK_CABLE_SWEEP = [8, 28, 48]
+
+ROWS = [
+    # (path, ecn, bytes on each stream, streams, the client's requests)
+    ("mission", False, 1 << 30, 1, False),
+    ("bench", False, 1 << 30, 1, False),
+    ("bench", True, 1 << 30, 1, False),
+    ("mission", False, 4_096_000, 1, False),
+    ("mission", False, 10 << 20, 1, False),
+    ("mission", False, 409_600, 10, False),
+    ("mission", False, 409_600, 10, True),
+    ("mission", False, 1 << 20, 20, True),
+    ("mission", False, 1 << 20, 100, True),
+    ("cable", False, 4_096_000, 1, False),
+    ("cable", False, 10 << 20, 1, False),
+]
+
+# The variants the targets are checked for, and what they are held against.
+JUDGED = ("upstream-4", "neqo-fc+pacing")
+GOODPUT_SHARE = 0.99
+MAX_BULK_WINDOW_BDP = 1.6
+
+
+def row_name(path, ecn, nbytes, streams, requests):
+    return f"{path}{'+ecn' if ecn else ''} {h.scenario_name(nbytes, streams, requests)}"
+
+
+def row_of(run):
+    return row_name(run["path"], run["ecn"], run["bytes"], run["streams"], run["requests"])
+
+
+def is_bulk(row):
+    return row.endswith(" 1x1GiB")
+
+
+def is_multi(row):
+    return not row.split(" ")[1].removeprefix("req-").startswith("1x")
+
+
+def plan(variants, quick):
+    specs = []
+    for path, ecn, nbytes, streams, requests in ROWS:
+        rate, _, queue = h.PATHS[path]
+        if path == "cable":
+            rtts = QUICK_CABLE_SWEEP if quick else CABLE_SWEEP
+        else:
+            rtts = QUICK_SWEEP if quick else SWEEP
+        for rtt in rtts:
+            for v in variants:
+                specs.append({
+                    "path": path, "variant": v, "rtt_ms": rtt, "ecn": ecn, "rate_bps": rate,
+                    "queue_bytes": queue(rtt, ecn, rate // 8), "bytes": nbytes,
+                    "streams": streams, "requests": requests,
+                })
+    return specs
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else None
+
+
+def summarise(runs, variants):
+    """{row: {variant: means}} over the RTTs each ran at."""
+    out = {}
+    for r in runs:
+        if "goodput_bps" not in r:
+            continue
+        out.setdefault(row_of(r), {}).setdefault(r["variant"], []).append(r)
+    means = {}
+    for row, by_variant in out.items():
+        means[row] = {}
+        for v in variants:
+            rs = by_variant.get(v)
+            if not rs:
+                continue
+            means[row][v] = {
+                "rtts": len(rs),
+                "goodput_mbps": round(mean([r["goodput_bps"] for r in rs]) / h.MBIT, 2),
+                "peak_stream_window_bytes": round(mean([r["peak_stream_window_bytes"] for r in rs])),
+                "peak_conn_window_bytes": round(mean([r["peak_conn_window_bytes"] for r in rs])),
+                "max_peak_stream_window_bdp": round(
+                    max(r["peak_stream_window_bytes"] / r["bdp_bytes"] for r in rs), 3),
+                "packets_lost": round(mean([r["packets_lost"] for r in rs]), 1),
+            }
+    return means
+
+
+def per_rtt(runs, row, variant):
+    return {r["rtt_s"]: r for r in runs
+            if "goodput_bps" in r and row_of(r) == row and r["variant"] == variant}
+
+
+def targets(runs, means, judged):
+    """The issue's targets for one variant: a list of {target, measured, met}."""
+    out = []
+
+    def check(target, measured, met):
+        out.append({"target": target, "measured": measured, "met": met})
+
+    for base in ("neqo-main+pacing", "neqo-firefox"):
+        worst = None
+        for row, m in means.items():
+            if judged in m and base in m:
+                share = m[judged]["goodput_mbps"] / m[base]["goodput_mbps"]
+                if worst is None or share < worst[1]:
+                    worst = (row, share)
+        if worst:
+            check(f"goodput >= {GOODPUT_SHARE} x {base} in every row (21-RTT means)",
+                  f"lowest {worst[1]:.3f} ({worst[0]})", worst[1] >= GOODPUT_SHARE)
+    worst = None
+    for row, m in means.items():
+        if is_multi(row) and judged in m and "neqo-main" in m:
+            share = m[judged]["peak_conn_window_bytes"] / m["neqo-main"]["peak_conn_window_bytes"]
+            if worst is None or share > worst[1]:
+                worst = (row, share)
+    if worst:
+        check("peak connection window <= neqo-main's in every multi-stream row",
+              f"highest {worst[1]:.3f} x neqo-main's ({worst[0]})", worst[1] <= 1.0)
+    bulk = [(row, m[judged]["max_peak_stream_window_bdp"]) for row, m in means.items()
+            if is_bulk(row) and judged in m]
+    if bulk:
+        row, top = max(bulk, key=lambda x: x[1])
+        check(f"peak stream window <= {MAX_BULK_WINDOW_BDP} BDP on the bulk rows",
+              f"at most {top:.2f} BDP ({row})", top <= MAX_BULK_WINDOW_BDP)
+    row = row_name("mission", False, 1 << 30, 1, False)
+    for variant, base, share, what in (
+            (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
+            ("upstream-4-nopacing" if judged == "upstream-4" else None, "neqo-main", 1.0,
+             "without the pacing patch >= neqo-main")):
+        if variant is None:
+            continue
+        a, b = per_rtt(runs, row, variant), per_rtt(runs, row, base)
+        shares = sorted((a[k]["goodput_bps"] / b[k]["goodput_bps"], k) for k in a if k in b)
+        if shares:
+            low, at = shares[0]
+            check(f"mission bulk, every RTT: {what}",
+                  f"lowest {low:.3f} (at {at * 1000:.0f} ms; {len(shares)} RTTs)", low >= share)
+    return out
+
+
+def print_board(means, variants, judged_targets):
+    for row, m in means.items():
+        print(f"\n{row}  (mean over {max(x['rtts'] for x in m.values())} RTTs)")
+        print(f"  {'variant':<22} {'Mbit/s':>8} {'/ main+pacing':>13} {'/ firefox':>9}"
+              f" {'stream win MB':>13} {'conn win MB':>11} {'max win/BDP':>11} {'lost':>8}")
+        for v in variants:
+            if v not in m:
+                continue
+            x = m[v]
+
+            def share(base):
+                return f"{x['goodput_mbps'] / m[base]['goodput_mbps']:.3f}" if base in m else "-"
+
+            print(f"  {v:<22} {x['goodput_mbps']:8.1f} {share('neqo-main+pacing'):>13} {share('neqo-firefox'):>9}"
+                  f" {fmt_mb(x['peak_stream_window_bytes']):>13} {fmt_mb(x['peak_conn_window_bytes']):>11}"
+                  f" {fmt_bdp(x):>11} {x['packets_lost']:>8.1f}")
+    for v, ts in judged_targets.items():
+        print(f"\ntargets, {v}:")
+        for t in ts:
+            print(f"  {'met    ' if t['met'] else 'NOT MET'} {t['target']}: {t['measured']}")
+
+
+def fmt_bdp(x):
+    return "max" if x["peak_stream_window_bytes"] >= h.UNLIMITED_WINDOW else f"{x['max_peak_stream_window_bdp']:.2f}"
+
+
+def fmt_mb(n):
+    return "max" if n >= h.UNLIMITED_WINDOW else f"{n / 1e6:.2f}"
+
+
+def scoreboard(a):
+    variants = [v for v in a.variants.split(",") if v]
+    for v in variants:
+        if v not in h.VARIANTS:
+            h.die(f"unknown variant {v} (known: {', '.join(h.VARIANTS)})")
+    exes = dict(e.split("=", 1) for e in a.exe)
+    skip_reasons = dict(e.split("=", 1) for e in a.skip_reason)
+    runnable = [v for v in variants if exes.get(h.VARIANTS[v][0])]
+    skipped = [v for v in variants if v not in runnable]
+    # An alias runs only when what it repeats is not run anyway.
+    to_run = [v for v in runnable if h.ALIASES.get(v) not in runnable]
+    specs = plan(to_run, a.quick)
+    print(f"scoreboard: {len(ROWS)} rows, {len(to_run)} variants, {len(specs)} runs, {a.jobs} at a time"
+          + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
+    t0 = time.monotonic()
+    results, errors = h.run_all(specs, exes, a.jobs)
+    wall = time.monotonic() - t0
+    runs = [r for r in results if r is not None]
+    aliased = [dict(r, variant=v, same_run_as=h.ALIASES[v])
+               for v in runnable if v not in to_run for r in runs if r["variant"] == h.ALIASES[v]]
+    means = summarise(runs + aliased, runnable)
+    judged_targets = {v: targets(runs + aliased, means, v) for v in JUDGED if v in runnable}
+    print_board(means, runnable, judged_targets)
+    print(f"\nscoreboard wall time: {wall:.0f} s ({len(specs)} runs, {a.jobs} at a time)")
+
+    if a.json:
+        tests = {}
+        for e in a.tree_tests:
+            tree, path = e.split("=", 1)
+            t = json.loads(Path(path).read_text())
+            tests[tree] = {k: t.get(k) for k in (
+                "tests_passed", "tests_failed", "failed_tests_unpatched_too", "failed_tests_new")}
+        doc = {
+            "neqo_commit": a.neqo_commit,
+            "quick": a.quick,
+            "rtts_ms": QUICK_SWEEP if a.quick else SWEEP,
+            "cable_rtts_ms": QUICK_CABLE_SWEEP if a.quick else CABLE_SWEEP,
+            "rows": [row_name(*r) for r in ROWS],
+            "variants": runnable,
+            "aliases": {v: h.ALIASES[v] for v in runnable if v not in to_run},
+            "variants_skipped": [{"variant": v, "reason": skip_reasons.get(h.VARIANTS[v][0], "not built")}
+                                 for v in skipped],
+            "tests": tests,
+            "means": means,
+            "targets": judged_targets,
+            "scoreboard_wall_s": round(wall, 1),
+            "command": a.command,
+            "environment": a.env_info,
+            "errors": errors,
+            "runs": runs,
+        }
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {a.json}")
+    if errors:
+        print(f"{len(errors)} run(s) failed", file=__import__("sys").stderr)
+        return 1
+    return 0
