@@ -326,8 +326,29 @@ def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
     return runs
 
 
-def run_one(spec, exe):
+def qlog_run_dir(qlog_root, spec):
+    """The run's own folder under --qlog: `mission-neqo-fc+pacing-50ms-10MiB`
+    (path, `-ecn`, variant, RTT, then the bytes, or streams x bytes)."""
+    scenario = scenario_name(spec["bytes"], spec["streams"], spec["requests"])
+    if spec["streams"] == 1 and not spec["requests"]:
+        scenario = scenario.removeprefix("1x")
+    return Path(qlog_root) / (f"{spec['path']}{'-ecn' if spec['ecn'] else ''}-{spec['variant']}"
+                              f"-{spec['rtt_ms']}ms-{scenario}")
+
+
+def run_one(spec, exe, qlog_root=None):
+    """One fc_matrix run.  With `qlog_root`, neqo's qlog of the client and the
+    server goes to the run's folder under it (QLOGDIR, which test-fixture
+    reads; the harness patch lets it do so in the bench build); without it,
+    QLOGDIR is removed from the bench's environment, so no qlog is written."""
     _, windows, extra = VARIANTS[spec["variant"]]
+    env = {k: v for k, v in os.environ.items() if k != "QLOGDIR"}
+    if qlog_root:
+        qdir = qlog_run_dir(qlog_root, spec)
+        qdir.mkdir(parents=True, exist_ok=True)
+        for old in qdir.glob("*.sqlog"):  # an earlier run's traces
+            old.unlink()
+        env["QLOGDIR"] = str(qdir)
     cmd = [exe, "--bytes", str(spec["bytes"]), "--streams", str(spec["streams"]),
            "--rtt-ms", str(spec["rtt_ms"]),
            "--rate-bps", str(spec["rate_bps"]), "--queue-bytes", str(spec["queue_bytes"]),
@@ -338,7 +359,7 @@ def run_one(spec, exe):
     if spec["requests"]:
         cmd.append("--requests")
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         return None, f"exit {p.returncode}: {p.stderr.strip()[-400:]}", cmd, wall
@@ -432,13 +453,15 @@ def record(out, spec):
     }
 
 
-def run_all(specs, exes, jobs):
+def run_all(specs, exes, jobs, qlog_root=None):
     """Runs every spec, `jobs` at a time, printing progress; returns the
-    records (an `error` field for a failed run) and the errors."""
+    records (an `error` field for a failed run) and the errors.  With
+    `qlog_root`, every run writes neqo's qlog there (see run_one)."""
     results = [None] * len(specs)
     errors = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]][0]]): i for i, s in enumerate(specs)}
+        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]][0]], qlog_root): i
+                for i, s in enumerate(specs)}
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             i = futs[fut]
             s = specs[i]
@@ -475,8 +498,10 @@ def matrix(a):
     print(f"matrix: {len(specs)} runs, {a.jobs} at a time"
           + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
     t0 = time.monotonic()
-    results, errors = run_all(specs, exes, a.jobs)
+    results, errors = run_all(specs, exes, a.jobs, a.qlog or None)
     wall = time.monotonic() - t0
+    if a.qlog:
+        print(f"qlog: one folder per run under {a.qlog} (client-*.sqlog, server-*.sqlog)")
     display = [dict(r, rtt_ms=s["rtt_ms"]) for r, s in zip(results, specs)]
     means = print_tables(display, runnable)
     print(f"\nmatrix wall time: {wall:.0f} s ({len(specs)} runs, {a.jobs} at a time)")
@@ -544,6 +569,8 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default="")
+    p.add_argument("--qlog", default="", metavar="DIR",
+                   help="keep neqo's qlog of every run, one folder per run under DIR")
     p.add_argument("--tests-json", default="")
     p.add_argument("--neqo-commit", default="unknown")
     p.add_argument("--command", default="")

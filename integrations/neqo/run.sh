@@ -37,6 +37,11 @@ usage: integrations/neqo/run.sh [options]
                    request each) and the server answers with --bytes, as in
                    HTTP/3; without it the server opens unidirectional streams
   --jobs N         simulations at a time (default 2)
+  --qlog DIR       keep neqo's own qlog of every run: one folder per run under DIR
+                   (e.g. DIR/mission-neqo-fc+pacing-50ms-10MiB/) with the client's
+                   and the server's .sqlog (qvis's congestion view: the server's);
+                   keep --bytes small (10 MiB: 3 MB client, 6 MB server); not with
+                   --scoreboard; check: node integrations/neqo/qvis_check.mjs DIR
   -h, --help       this text
 
 environment: WORK_DIR, NEQO_SRC, NSS_RS_SRC, NSS_DEBS, NSS_DIR, FC_CRATE (see DETAILS.md, "Pointing it elsewhere")
@@ -47,7 +52,7 @@ step() { printf '\n== %s\n' "$*"; }
 say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
-QUICK=0 SCOREBOARD=0 JSON="" SKIP_TESTS=0 ONLY_MATRIX=0
+QUICK=0 SCOREBOARD=0 JSON="" QLOG="" SKIP_TESTS=0 ONLY_MATRIX=0
 VARIANTS="" PATHS_=mission,bench RTTS="" BYTES=1073741824 STREAMS=1 JOBS=2 REQUESTS=()
 ARGS=("$@")
 while [[ $# -gt 0 ]]; do
@@ -55,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --quick) QUICK=1 ;;
     --scoreboard) SCOREBOARD=1 ;;
     --json) JSON=$(realpath -m "${2:?--json needs a file}"); shift ;;
+    --qlog) QLOG=$(realpath -m "${2:?--qlog needs a folder}"); shift ;;
     --skip-tests) SKIP_TESTS=1 ;;
     --only-matrix) ONLY_MATRIX=1 SKIP_TESTS=1 ;;
     --variants) VARIANTS=${2:?}; shift ;;
@@ -69,6 +75,9 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+if [[ $SCOREBOARD -eq 1 && -n $QLOG ]]; then
+  die "--qlog is for the matrix (pick the runs with --variants, --paths, --rtts, --bytes, --streams), not --scoreboard"
+fi
 if [[ $SCOREBOARD -eq 1 ]]; then
   [[ $PATHS_ == mission,bench && -z $RTTS && $STREAMS == 1 && $BYTES == 1073741824 && ${#REQUESTS[@]} -eq 0 ]] ||
     die "--scoreboard has its own rows and RTTs; --paths, --rtts, --bytes, --streams and --requests do not apply"
@@ -517,6 +526,7 @@ done
 [[ $QUICK -eq 1 ]] && matrix+=(--quick)
 [[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
 [[ -n $JSON ]] && matrix+=(--json "$JSON")
+[[ -n $QLOG ]] && matrix+=(--qlog "$QLOG")
 [[ -n $TESTS_JSON ]] && matrix+=(--tests-json "$TESTS_JSON")
 MATRIX_OK=1
 "${HARNESS[@]}" matrix "${matrix[@]}" || MATRIX_OK=0
