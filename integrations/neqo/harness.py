@@ -13,6 +13,7 @@ Subcommands:
                              fc-tree failures, and which of them fail on main too
   matrix ...                 run the simulation matrix, print tables, write JSON
   scoreboard ...             run the scoreboard (scoreboard.py), print it, write JSON
+  rescore FILE.json          recompute a scoreboard's means and targets from its runs
 """
 
 import argparse
@@ -587,6 +588,8 @@ def main():
     p.add_argument("--neqo-commit", default="unknown")
     p.add_argument("--command", default="")
     p.add_argument("--env-info", default="")
+    p = sub.add_parser("rescore")
+    p.add_argument("json", help="a scoreboard JSON: means and targets recomputed from its runs")
     a = ap.parse_args()
 
     if a.cmd == "fingerprint":
@@ -610,6 +613,9 @@ def main():
     elif a.cmd == "scoreboard":
         import scoreboard
         sys.exit(scoreboard.scoreboard(a))
+    elif a.cmd == "rescore":
+        import scoreboard
+        sys.exit(scoreboard.rescore(a.json))
 
 
 if __name__ == "__main__":

@@ -124,21 +124,28 @@ def targets(runs, means, judged):
         if worst:
             check(f"goodput >= {GOODPUT_SHARE} x {base} in every row (21-RTT means)",
                   f"lowest {worst[1]:.3f} ({worst[0]})", worst[1] >= GOODPUT_SHARE)
-    worst = None
-    for row, m in means.items():
-        if is_multi(row) and judged in m and "neqo-main" in m:
-            share = m[judged]["peak_conn_window_bytes"] / m["neqo-main"]["peak_conn_window_bytes"]
-            if worst is None or share > worst[1]:
-                worst = (row, share)
-    if worst:
-        check("peak connection window <= neqo-main's in every multi-stream row",
-              f"highest {worst[1]:.3f} x neqo-main's ({worst[0]})", worst[1] <= 1.0)
-    bulk = [(row, m[judged]["max_peak_stream_window_bdp"]) for row, m in means.items()
-            if is_bulk(row) and judged in m]
+    # Like with like on pacing first (the judged variants have the pacing
+    # fix), then against neqo main as it ships.
+    for base, what in (("neqo-main+pacing", "neqo-main+pacing's (like with like on pacing)"),
+                       ("neqo-main", "neqo-main's (no pacing fix)")):
+        worst = None
+        for row, m in means.items():
+            if is_multi(row) and judged in m and base in m:
+                share = m[judged]["peak_conn_window_bytes"] / m[base]["peak_conn_window_bytes"]
+                if worst is None or share > worst[1]:
+                    worst = (row, share)
+        if worst:
+            check(f"mean peak connection window <= {what} in every multi-stream row",
+                  f"highest {worst[1]:.3f} x ({worst[0]})", worst[1] <= 1.0)
+    bulk = [r for r in runs if is_bulk(row_of(r)) and r["variant"] == judged and "goodput_bps" in r]
     if bulk:
-        row, top = max(bulk, key=lambda x: x[1])
-        check(f"peak stream window <= {MAX_BULK_WINDOW_BDP} BDP on the bulk rows",
-              f"at most {top:.2f} BDP ({row})", top <= MAX_BULK_WINDOW_BDP)
+        ratios = sorted(r["peak_stream_window_bytes"] / r["bdp_bytes"] for r in bulk)
+        top = max(bulk, key=lambda r: r["peak_stream_window_bytes"] / r["bdp_bytes"])
+        over = sum(1 for x in ratios if x > MAX_BULK_WINDOW_BDP)
+        check(f"peak stream window <= {MAX_BULK_WINDOW_BDP} BDP on the bulk rows, every run",
+              f"at most {ratios[-1]:.2f} BDP ({row_of(top)} at {top['rtt_s'] * 1000:.0f} ms); "
+              f"median {ratios[len(ratios) // 2]:.2f}; {over} of {len(ratios)} runs above",
+              ratios[-1] <= MAX_BULK_WINDOW_BDP)
     row = row_name("mission", False, 1 << 30, 1, False)
     for variant, base, share, what in (
             (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
@@ -183,6 +190,22 @@ def fmt_bdp(x):
 
 def fmt_mb(n):
     return "max" if n >= h.UNLIMITED_WINDOW else f"{n / 1e6:.2f}"
+
+
+def rescore(path):
+    """Recomputes the means and targets of a scoreboard JSON from its runs
+    (after scoreboard.py's checks changed), prints the board, rewrites the file."""
+    doc = json.loads(Path(path).read_text())
+    runs = doc["runs"]
+    variants = doc["variants"]
+    aliased = [dict(r, variant=v, same_run_as=base)
+               for v, base in doc.get("aliases", {}).items() for r in runs if r["variant"] == base]
+    doc["means"] = summarise(runs + aliased, variants)
+    doc["targets"] = {v: targets(runs + aliased, doc["means"], v) for v in JUDGED if v in variants}
+    print_board(doc["means"], variants, doc["targets"])
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"rewrote {path}")
+    return 0
 
 
 def scoreboard(a):

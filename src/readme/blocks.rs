@@ -830,6 +830,10 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
         super::real_short::real_short(runs)?,
     );
     b.insert("real-quinn".to_owned(), super::real_quinn::real_quinn()?);
+    b.insert(
+        "real-neqo-scoreboard".to_owned(),
+        super::real_scoreboard::real_neqo_scoreboard()?,
+    );
     b.insert("headline".to_owned(), super::headline::headline(runs)?);
     Ok(b)
 }

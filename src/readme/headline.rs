@@ -3,7 +3,7 @@
 //! real neqo and real quinn (means over their RTT sweeps, from the
 //! committed integration results) and the simulator's 50 ms run.
 
-use super::{real_quinn, runs::Runs};
+use super::{real_quinn, real_scoreboard, runs::Runs};
 use crate::{
     calibrate::RECORDED_PATH,
     error::LabError,
@@ -50,6 +50,17 @@ pub fn headline(runs: &Runs) -> Result<String, LabError> {
         neqo(runs, "neqo-fc+pacing")?,
         "–".into(),
     ]);
+    let scoreboard = |variant: &str| -> Result<String, LabError> {
+        let (g, bdp) = real_scoreboard::row_mean("mission 1x1GiB", variant)?;
+        let window = bdp.map_or_else(|| "∞".to_owned(), |b| format!("≤ {b:.2}"));
+        Ok(cell(g * 1e6, &window))
+    };
+    t.push(vec![
+        "neqo 80ca01e + the upstream series (4 patches), 21 RTTs".into(),
+        scoreboard("neqo-main")?,
+        scoreboard("upstream-4")?,
+        scoreboard("unlimited")?,
+    ]);
     t.push(vec![
         "quinn-proto 0.11.19, mean over 20–100 ms".into(),
         quinn("quinn-default")?,
@@ -71,8 +82,10 @@ pub fn headline(runs: &Runs) -> Result<String, LabError> {
         "{}\nMission path: 1 Gbit/s, tail-drop queue of one BDP, 1 GiB on one stream. Each cell: \
          goodput · the largest peak stream window in BDPs. neqo's \"with neqo-fc\" column \
          includes the pacing fix (ACK-only packets spend no pacing credit), which neqo-fc's \
-         updates need there. Sources: `{RECORDED_PATH}`, \
-         `integrations/quinn/results/matrix.json`, and `fc-lab run --profile gbit-50ms --size \
+         updates need there; the upstream series (`integrations/neqo/patches/upstream/`) \
+         keeps neqo's flow control and takes only its tuning step from neqo-fc, pacing fix \
+         included, means over 21 RTTs (20–100 ms). Sources: `{RECORDED_PATH}`, \
+         `integrations/neqo/results/scoreboard.json`, `integrations/quinn/results/matrix.json`, and `fc-lab run --profile gbit-50ms --size \
          1GiB`.\n",
         t.markdown()
     ))

@@ -10,6 +10,8 @@
 //! - [`real_short`]: the short transfers in real neqo, one block;
 //! - [`headline`]: the README's first table, one block;
 //! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
+//! - [`real_scoreboard`]: real neqo's scoreboard (the upstream series
+//!   against neqo main and Firefox's window), one block;
 //! - [`blind_start`]: the credit given before the rate is known, against
 //!   it, one block;
 //! - [`markers`]: finding and replacing the blocks in the file.
@@ -19,5 +21,6 @@ pub mod blocks;
 pub mod headline;
 pub mod markers;
 pub mod real_quinn;
+pub mod real_scoreboard;
 pub mod real_short;
 pub mod runs;

@@ -1,0 +1,215 @@
+//! The `real-neqo-scoreboard` block: real neqo's scoreboard
+//! (`integrations/neqo/run.sh --scoreboard`, committed as
+//! `results/scoreboard.json`): per row and variant the means over the
+//! RTT sweep that `scoreboard.py` wrote, and the targets it checked.
+
+use serde_json::Value;
+
+use crate::{
+    error::LabError,
+    table::{Align, Table},
+};
+
+const PATH: &str = "integrations/neqo/results/scoreboard.json";
+const SCOREBOARD: &str = include_str!("../../integrations/neqo/results/scoreboard.json");
+
+/// The variants, in column order, and their headings.
+const VARIANTS: [(&str, &str); 10] = [
+    ("neqo-main", "neqo main"),
+    ("neqo-main+pacing", "main + pacing (= upstream-1)"),
+    ("neqo-firefox", "Firefox's 12 MB window"),
+    ("upstream-2", "upstream-2"),
+    ("upstream-3", "upstream-3"),
+    ("upstream-4", "upstream-4"),
+    ("upstream-4-nopacing", "upstream 2–4, no pacing"),
+    ("neqo-fc+pacing", "full neqo-fc + pacing"),
+    ("unlimited", "unlimited"),
+    ("upstream-1", ""),
+];
+
+/// Windows at or above this are neqo's unlimited setting.
+const UNLIMITED: f64 = 4.0e18;
+
+fn parse() -> Result<Value, LabError> {
+    serde_json::from_str(SCOREBOARD).map_err(|e| LabError::Simulator(format!("{PATH}: {e}")))
+}
+
+fn mean<'a>(doc: &'a Value, row: &str, variant: &str) -> Option<&'a Value> {
+    doc.get("means")?.get(row)?.get(variant)
+}
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+fn mb(bytes: f64) -> String {
+    if bytes >= UNLIMITED {
+        "∞".to_owned()
+    } else {
+        format!("{:.1}", bytes / 1e6)
+    }
+}
+
+/// The columns this scoreboard holds (upstream-1 is neqo main + pacing
+/// under another name, shown once).
+fn columns(doc: &Value) -> Vec<(&'static str, &'static str)> {
+    let has = |v: &str| {
+        doc.get("variants")
+            .and_then(Value::as_array)
+            .is_some_and(|vs| vs.iter().any(|x| x.as_str() == Some(v)))
+    };
+    VARIANTS
+        .into_iter()
+        .filter(|(v, h)| !h.is_empty() && has(v))
+        .collect()
+}
+
+fn rows(doc: &Value) -> Vec<String> {
+    doc.get("rows")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Goodput, then windows: one table each.
+fn table(doc: &Value, cell: impl Fn(&Value) -> Option<String>) -> String {
+    let cols = columns(doc);
+    let mut headings = vec![("row", Align::Left)];
+    headings.extend(cols.iter().map(|(_, h)| (*h, Align::Right)));
+    let mut t = Table::new(&headings);
+    for row in rows(doc) {
+        let mut line = vec![row.clone()];
+        for (v, _) in &cols {
+            line.push(
+                mean(doc, &row, v)
+                    .and_then(&cell)
+                    .unwrap_or_else(|| "–".to_owned()),
+            );
+        }
+        t.push(line);
+    }
+    t.markdown()
+}
+
+/// Mean goodput in Mbit/s of `variant` on `row`, and the largest peak
+/// stream window of its sweep in BDPs (`None` when unlimited).
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse or hold no such mean.
+pub fn row_mean(row: &str, variant: &str) -> Result<(f64, Option<f64>), LabError> {
+    let doc = parse()?;
+    let m = mean(&doc, row, variant)
+        .ok_or_else(|| LabError::Simulator(format!("{PATH}: no mean for {row} / {variant}")))?;
+    let g = num(m, "goodput_mbps")
+        .ok_or_else(|| LabError::Simulator(format!("{PATH}: {row} / {variant}: no goodput")))?;
+    let unlimited = num(m, "peak_stream_window_bytes").is_none_or(|w| w >= UNLIMITED);
+    Ok((
+        g,
+        (!unlimited)
+            .then(|| num(m, "max_peak_stream_window_bdp"))
+            .flatten(),
+    ))
+}
+
+/// The block's text.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse.
+pub fn real_neqo_scoreboard() -> Result<String, LabError> {
+    let doc = parse()?;
+    let goodput = table(&doc, |m| num(m, "goodput_mbps").map(|g| format!("{g:.1}")));
+    let windows = table(&doc, |m| {
+        let s = num(m, "peak_stream_window_bytes")?;
+        let c = num(m, "peak_conn_window_bytes")?;
+        Some(format!("{} / {}", mb(s), mb(c)))
+    });
+    let rtts = |key: &str| {
+        let r: Vec<u64> = doc
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        match (r.first(), r.last()) {
+            (Some(a), Some(b)) => format!("{} RTTs, {a}–{b} ms", r.len()),
+            _ => "no RTTs".to_owned(),
+        }
+    };
+    let mut text = format!(
+        "Mean goodput, Mbit/s ({} on the 1 Gbit/s paths; {} on `cable`, 200 Mbit/s):\n\n{goodput}\n\
+         Mean peak stream window / peak connection window, MB:\n\n{windows}\n",
+        rtts("rtts_ms"),
+        rtts("cable_rtts_ms"),
+    );
+    if let Some(targets) = doc.get("targets").and_then(Value::as_object) {
+        let met = |list: &Value| {
+            let all = list.as_array().map_or(0, Vec::len);
+            let met = list
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|t| t.get("met").and_then(Value::as_bool) == Some(true))
+                .count();
+            (met, all)
+        };
+        let mut tally: Vec<(&String, (usize, usize))> =
+            targets.iter().map(|(v, l)| (v, met(l))).collect();
+        tally.sort_by_key(|(_, (m, all))| std::cmp::Reverse(m * 1000 / all.max(&1)));
+        if let [(best, (m, all)), rest @ ..] = tally.as_slice() {
+            text += &format!(
+                "
+Recommended: `{best}`, which meets {m} of its {all} targets"
+            );
+            for (v, (m, all)) in rest {
+                text += &format!(" (`{v}`: {m} of {all})");
+            }
+            text += ".\n";
+        }
+        for (variant, list) in targets {
+            text += &format!("\nTargets, `{variant}`:\n\n");
+            for t in list.as_array().into_iter().flatten() {
+                let met = t.get("met").and_then(Value::as_bool).unwrap_or(false);
+                text += &format!(
+                    "- {} {}: {}\n",
+                    if met { "met —" } else { "**not met** —" },
+                    t.get("target").and_then(Value::as_str).unwrap_or("?"),
+                    t.get("measured").and_then(Value::as_str).unwrap_or("?"),
+                );
+            }
+        }
+    }
+    let commit = doc
+        .get("neqo_commit")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    text += &format!(
+        "\nneqo {} (`{PATH}`; `integrations/neqo/run.sh --scoreboard`).\n",
+        &commit[..commit.len().min(7)]
+    );
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_has_a_mean_for_every_variant_it_ran() {
+        let doc = parse().unwrap();
+        let text = real_neqo_scoreboard().unwrap();
+        for row in rows(&doc) {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("| {row} |")))
+                .unwrap_or_else(|| panic!("no row {row}:\n{text}"));
+            assert!(!line.contains('–'), "a variant has no mean: {line}");
+        }
+        assert!(text.contains("Targets, `upstream-4`"), "{text}");
+        assert!(text.contains("Recommended: `"), "{text}");
+        assert!(row_mean("mission 1x1GiB", "unlimited").unwrap().0 > 0.0);
+        assert_eq!(row_mean("mission 1x1GiB", "unlimited").unwrap().1, None);
+    }
+}
