@@ -16,8 +16,8 @@
 // Needs Chromium (/usr/bin/chromium, or CHROMIUM) and playwright-core from
 // npm, found by node's require (NODE_PATH works); installed outside the
 // repository, for instance:
-//   npm install --prefix /work/qvis-tools playwright-core
-//   NODE_PATH=/work/qvis-tools/node_modules node integrations/neqo/qvis_check.mjs /tmp/q
+//   npm install --prefix target/qvis-tools playwright-core
+//   NODE_PATH=target/qvis-tools/node_modules node integrations/neqo/qvis_check.mjs /tmp/q
 
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -39,8 +39,8 @@ try {
   chromiumApi = createRequire(import.meta.url)("playwright-core").chromium;
 } catch {
   die("playwright-core not found; install it outside the repository and point NODE_PATH at it:\n" +
-    "  npm install --prefix /work/qvis-tools playwright-core\n" +
-    "  NODE_PATH=/work/qvis-tools/node_modules node integrations/neqo/qvis_check.mjs DIR");
+    "  npm install --prefix target/qvis-tools playwright-core\n" +
+    "  NODE_PATH=target/qvis-tools/node_modules node integrations/neqo/qvis_check.mjs DIR");
 }
 
 // ---------------------------------------------------------------- arguments

@@ -481,65 +481,44 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
   timed tests "$t"
 fi
 
-# ---------------------------------------------------------------- 7. matrix
-if [[ $SCOREBOARD -eq 1 ]]; then
-  step "scoreboard$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
-  t=$SECONDS
-  board=(--variants "$VARIANTS" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
-    --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
-  for tree in "${TREES[@]}"; do
-    exe=$(exe_for "$tree") || exit 1
-    board+=(--exe "$tree=$exe")
-  done
-  for tree in "${!TREE_SKIP[@]}"; do
-    board+=(--skip-reason "$tree=${TREE_SKIP[$tree]}")
-  done
-  [[ $QUICK -eq 1 ]] && board+=(--quick)
-  [[ -n $JSON ]] && board+=(--json "$JSON")
-  board+=("${TREE_TESTS[@]}")
-  MATRIX_OK=1
-  "${HARNESS[@]}" scoreboard "${board[@]}" || MATRIX_OK=0
-  timed scoreboard "$t"
-  step "done in $((SECONDS - T_START)) s"
-  for k in prepare build tests scoreboard; do
-    [[ -n ${TIMES[$k]:-} ]] && say "$k: ${TIMES[$k]} s"
-  done
-  status=0
-  [[ $TESTS_BROKEN -eq 1 ]] && { say "BROKEN: neqo tests fail on a patched tree that pass on main (see above)"; status=1; }
-  [[ $MATRIX_OK -eq 0 ]] && { say "BROKEN: some simulation runs failed (see above)"; status=1; }
-  exit $status
-fi
-
-step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
-t=$SECONDS
-matrix=(--variants "$VARIANTS" --paths "$PATHS_"
-  --bytes "$BYTES" --streams "$STREAMS" "${REQUESTS[@]}" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
+# ---------------------------------------------------- 7. matrix or scoreboard
+# What both runners take: the variants, each tree's binary, the trees skipped.
+common=(--variants "$VARIANTS" --jobs "$JOBS" --neqo-commit "$NEQO_COMMIT"
   --command "integrations/neqo/run.sh ${ARGS[*]}" --env-info "NSS $NSS_INFO; $(rustc --version)")
 for tree in "${TREES[@]}"; do
   exe=$(exe_for "$tree") || exit 1
-  matrix+=(--exe "$tree=$exe")
+  common+=(--exe "$tree=$exe")
 done
 for tree in "${!TREE_SKIP[@]}"; do
-  matrix+=(--skip-reason "$tree=${TREE_SKIP[$tree]}")
+  common+=(--skip-reason "$tree=${TREE_SKIP[$tree]}")
 done
-[[ -n ${JUDGED:-} ]] && matrix+=(--tests-tree "$JUDGED")
-[[ $QUICK -eq 1 ]] && matrix+=(--quick)
-[[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
-[[ -n $JSON ]] && matrix+=(--json "$JSON")
-[[ -n $QLOG ]] && matrix+=(--qlog "$QLOG")
-[[ -n $TESTS_JSON ]] && matrix+=(--tests-json "$TESTS_JSON")
+[[ $QUICK -eq 1 ]] && common+=(--quick)
+[[ -n $JSON ]] && common+=(--json "$JSON")
 MATRIX_OK=1
-"${HARNESS[@]}" matrix "${matrix[@]}" || MATRIX_OK=0
-timed matrix "$t"
+t=$SECONDS
+if [[ $SCOREBOARD -eq 1 ]]; then
+  step "scoreboard$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
+  "${HARNESS[@]}" scoreboard "${common[@]}" "${TREE_TESTS[@]}" || MATRIX_OK=0
+  timed scoreboard "$t"
+else
+  step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
+  matrix=("${common[@]}" --paths "$PATHS_" --bytes "$BYTES" --streams "$STREAMS" "${REQUESTS[@]}")
+  [[ -n ${JUDGED:-} ]] && matrix+=(--tests-tree "$JUDGED")
+  [[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
+  [[ -n $QLOG ]] && matrix+=(--qlog "$QLOG")
+  [[ -n $TESTS_JSON ]] && matrix+=(--tests-json "$TESTS_JSON")
+  "${HARNESS[@]}" matrix "${matrix[@]}" || MATRIX_OK=0
+  timed matrix "$t"
+fi
 
 # --------------------------------------------------------------- 8. summary
 step "done in $((SECONDS - T_START)) s"
-for k in prepare build tests matrix; do
+for k in prepare build tests matrix scoreboard; do
   [[ -n ${TIMES[$k]:-} ]] && say "$k: ${TIMES[$k]} s"
 done
 status=0
 if [[ $TESTS_BROKEN -eq 1 ]]; then
-  say "BROKEN: neqo tests fail on the fc tree that pass on main (see above)"
+  say "BROKEN: neqo tests fail on a patched tree that pass on main (see above)"
   status=1
 fi
 if [[ $MATRIX_OK -eq 0 ]]; then
