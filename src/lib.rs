@@ -4,15 +4,15 @@
 //! paths ([`profiles`]), peer tuners ([`tuners`]), stalled readers
 //! ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
 //! ([`plot`]), qlog traces ([`qlog`]), fault sweeps ([`sweep`]), what a
-//! run will cost ([`cost`]), output paths checked before a run
-//! ([`outputs`]) and the README's generated numbers ([`readme`]).
+//! run will cost ([`cost`]), and output paths checked before a run
+//! ([`outputs`]). The studies and the docs generator built on it are the
+//! `fc-studies` crate.
 //!
 //! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
 //! benches call the library directly.
 
 #![forbid(unsafe_code)]
 
-pub mod calibrate;
 pub mod cli;
 pub mod compare;
 pub mod cost;
@@ -24,7 +24,6 @@ pub mod parallel;
 pub mod plot;
 pub mod profiles;
 pub mod qlog;
-pub mod readme;
 pub mod report;
 pub mod spec;
 pub mod stall;

@@ -913,34 +913,6 @@ fn incomplete_runs_say_why() {
 }
 
 #[test]
-fn readme_refuses_a_file_without_blocks_before_running() {
-    let dir = scratch("readme");
-    let plain = dir.join("plain.md");
-    std::fs::write(&plain, "# nothing generated here\n").unwrap();
-    let broken = dir.join("broken.md");
-    std::fs::write(&broken, "<!-- fc-lab readme: mission -->\nno end\n").unwrap();
-    for (file, want) in [
-        (plain.display().to_string(), "no block marked"),
-        (
-            broken.display().to_string(),
-            "has no <!-- /fc-lab readme -->",
-        ),
-        (
-            "/nonexistent/README.md".to_owned(),
-            "/nonexistent/README.md:",
-        ),
-    ] {
-        let out = fc_lab(&["readme", "--check", "--file", &file]);
-        assert_eq!(out.status.code(), Some(2), "{file}");
-        let err = stderr(&out);
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with("error: --file: "), "{err}");
-        assert!(err.contains(want), "{file}: {err}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
 fn unlimited_windows_print_as_unlimited() {
     let out = fc_lab(&[
         "run",

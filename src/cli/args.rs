@@ -92,33 +92,6 @@ pub enum Command {
     /// reordering, duplication and a receiver pause, checking every byte;
     /// exit code 1 if any run fails.
     Sweep(SweepArgs),
-    /// The simulator beside real neqo on the neqo integration's scenarios
-    /// (integrations/neqo/run.sh): goodput, peak window and losses side by
-    /// side with their ratio. Uses the committed real results unless
-    /// --real names a fresh run.sh --json file. About a minute.
-    Calibrate(CalibrateArgs),
-    /// Rerun every scenario the README quotes and rewrite its marked blocks
-    /// (<!-- fc-lab readme: NAME --> … <!-- /fc-lab readme -->), or check
-    /// them with --check (exit code 1 if any differs). About a minute.
-    Readme(ReadmeArgs),
-}
-
-/// Flags of `fc-lab readme`.
-#[derive(Debug, Args)]
-pub struct ReadmeArgs {
-    /// A Markdown file with marked blocks (repeat for several). Default:
-    /// README.md, integrations/neqo/README.md and every docs/*.md that
-    /// has blocks.
-    #[arg(long, value_name = "FILE")]
-    pub file: Vec<PathBuf>,
-    /// Only compare: list the blocks that differ from this build and exit
-    /// 1 if any does; the file is not written.
-    #[arg(long)]
-    pub check: bool,
-    /// Worker threads (default: the number of cores). Results do not
-    /// depend on it.
-    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
-    pub threads: Option<usize>,
 }
 
 /// Smallest bottleneck queue a run accepts: one full-size datagram (the
@@ -569,7 +542,7 @@ pub struct BehaviourArgs {
 
 impl BehaviourArgs {
     /// `base` with these overrides.
-    pub(super) fn apply(&self, base: TransportChoice) -> TransportChoice {
+    pub fn apply(&self, base: TransportChoice) -> TransportChoice {
         TransportChoice {
             blocked: self.blocked,
             app_limit: self.app_limit,
@@ -676,29 +649,6 @@ pub struct ProfilesArgs {
     pub json: bool,
 }
 
-/// Flags of `fc-lab calibrate`.
-#[derive(Debug, Args)]
-pub struct CalibrateArgs {
-    /// Real results to compare with: a file `integrations/neqo/run.sh
-    /// --json FILE` wrote (default: the committed
-    /// integrations/neqo/results/matrix.json).
-    #[arg(long, value_name = "FILE")]
-    pub real: Option<PathBuf>,
-    /// Simulated transport model (see `fc-lab run --help`).
-    #[arg(long, value_enum, default_value_t = Preset::Neqo)]
-    pub transport: Preset,
-    /// `--blocked`, `--app-limit`, `--acks`: override the model's.
-    #[command(flatten)]
-    pub behaviour: BehaviourArgs,
-    /// Worker threads (default: the number of cores). Results do not
-    /// depend on it.
-    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
-    pub threads: Option<usize>,
-    /// Print one JSON object (rows, means, …) instead of the tables.
-    #[arg(long)]
-    pub json: bool,
-}
-
 /// Flags of `fc-lab sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -735,7 +685,7 @@ impl CompareArgs {
 
 /// Worker threads for `compare` and `sweep`: `--threads`, or the number
 /// of cores.
-pub(super) fn worker_threads(flag: Option<usize>) -> usize {
+pub fn worker_threads(flag: Option<usize>) -> usize {
     flag.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     })

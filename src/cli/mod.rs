@@ -1,5 +1,6 @@
 //! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`,
-//! `fc-lab sweep`, `fc-lab readme`.
+//! `fc-lab sweep`. The pieces other command lines built on the lab reuse
+//! (flag parsers, progress bars, output) are public.
 //!
 //! clap parses the structure; every value goes through the parsers in
 //! [`crate::units`] so that a bad value produces exactly one line,
@@ -9,23 +10,23 @@
 //!
 //! - `values.rs`: how each flag value is read;
 //! - `args.rs`: the flags (clap definitions) and what they mean;
-//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`, `readme.rs`: the
+//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`: the
 //!   commands;
 //! - `progress.rs`: progress bars on a terminal;
 //! - `output.rs`: writing to the terminal.
 
 mod args;
-mod calibrate;
 mod compare;
 mod output;
 mod profiles;
 mod progress;
-mod readme;
 mod run;
 mod sweep;
 mod values;
 
 use std::ffi::OsString;
+
+use crate::error::LabError;
 
 use clap::{
     Parser,
@@ -34,12 +35,14 @@ use clap::{
 
 pub use self::{
     args::{
-        CalibrateArgs, CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel,
-        ReadmeArgs, RunArgs, SweepArgs, TransportArgs,
+        BehaviourArgs, CcArg, Cli, Command, CompareArgs, PathArgs, ProfilesArgs, QlogLevel,
+        RunArgs, SweepArgs, TransportArgs, worker_threads,
     },
+    output::{json_line, print},
     profiles::profiles_table,
+    progress::runs_bar,
     run::run_summary,
-    values::{ArgError, MAX_STREAMS, MAX_SWEEP_SEEDS},
+    values::{ArgError, MAX_STREAMS, MAX_SWEEP_SEEDS, threads_arg},
 };
 
 /// One line for a clap error: `error: --flag: expected …, got "…"` for bad
@@ -101,37 +104,52 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli: Cli = match parse_args(args) {
         Ok(cli) => cli,
-        Err(e) => {
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                let _ = e.print();
-                return e.exit_code();
-            }
-            eprintln!("{}", clap_error_line(&e));
-            return 2;
-        }
+        Err(code) => return code,
     };
-    let result = match cli.command {
+    exit_code(match cli.command {
         Command::Run(a) => run::cmd_run(&a),
         Command::Compare(a) => compare::cmd_compare(&a),
         Command::Profiles(a) => profiles::cmd_profiles(&a),
         Command::Sweep(a) => sweep::cmd_sweep(&a),
-        Command::Calibrate(a) => calibrate::cmd_calibrate(&a),
-        Command::Readme(a) => readme::cmd_readme(&a),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e}");
-            e.exit_code()
+    })
+}
+
+/// Parses a command line with clap. `Err` holds the exit code once help,
+/// the version or the one-line error ([`clap_error_line`]) is printed.
+///
+/// # Errors
+/// The exit code: 0 after help or the version, 2 for a bad command line.
+pub fn parse_args<C, I, T>(args: I) -> Result<C, i32>
+where
+    C: Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    C::try_parse_from(args).map_err(|e| {
+        if matches!(
+            e.kind(),
+            ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            let _ = e.print();
+            return e.exit_code();
         }
-    }
+        eprintln!("{}", clap_error_line(&e));
+        2
+    })
+}
+
+/// A command's exit code: its own, or the error's after printing it as
+/// `error: …`.
+#[must_use]
+pub fn exit_code(result: Result<i32, LabError>) -> i32 {
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        e.exit_code()
+    })
 }
 
 /// Parses `args` (after the program name) as `main_with_args` does: the

@@ -1,5 +1,5 @@
 //! Progress on the terminal for the long commands (`run`, `compare`,
-//! `sweep`, `readme`): a bar on stderr, drawn only when stderr is a
+//! `sweep`, and the studies): a bar on stderr, drawn only when stderr is a
 //! terminal, so pipes, tests and CI see nothing of it.
 
 use std::io::IsTerminal;
@@ -27,7 +27,7 @@ pub(super) fn bar(len: u64, template: &str) -> ProgressBar {
 }
 
 /// A bar counting runs: `[====>   ] 312/804 runs  0:04 (eta 0:06)  msg`.
-pub(super) fn runs_bar(len: u64, what: &str) -> ProgressBar {
+pub fn runs_bar(len: u64, what: &str) -> ProgressBar {
     bar(
         len,
         &format!("{{bar:30}} {{pos}}/{{len}} {what}  {{elapsed}} (eta {{eta}})  {{wide_msg}}"),

@@ -194,7 +194,8 @@ pub(super) fn stall_arg(s: &str) -> Result<Stall, UnitError> {
     parse_stall(s)
 }
 
-pub(super) fn threads_arg(s: &str) -> Result<usize, UnitError> {
+/// `--threads`: a worker count in 1..=1024.
+pub fn threads_arg(s: &str) -> Result<usize, UnitError> {
     const E: &str = "a thread count in 1..=1024 like 2";
     units::parse_count(s)
         .ok()

@@ -10,8 +10,6 @@
 //! - [`memory`]: the many-streams tables and report.md's "Memory" section;
 //! - [`summary`]: report.md's profile × tuner matrices;
 //! - [`findings`]: who wins each scenario, by how much, at what memory;
-//! - [`spread`]: the cells where `default` trails, again at nearby RTTs;
-//! - [`blind_start`]: the credit given before the rate is known, against it;
 //! - [`colours`]: one colour per strategy in every chart;
 //! - [`report_dir`]: the report folder compare owns ([`prepare_report_dir`],
 //!   [`write_report`]).
@@ -21,7 +19,6 @@
 //! output is identical whatever the thread count (every run is
 //! deterministic on its own).
 
-pub mod blind_start;
 pub mod colours;
 pub mod findings;
 pub mod matrix;
@@ -29,12 +26,10 @@ pub mod memory;
 pub mod report_dir;
 pub mod rows;
 pub mod run;
-pub mod spread;
 pub mod summary;
 pub mod tables;
 
-#[cfg(test)]
-mod fixtures;
+pub mod fixtures;
 
 pub use self::{
     matrix::{Matrix, Section},

@@ -146,7 +146,7 @@ impl TransportOptions {
     /// keeps the ACK every 2nd packet. Over the committed 21-RTT mission
     /// sweep `unlimited` is within 0.3 % of real neqo at every RTT and the
     /// `neqo` strategy's peak stream window within 15 % of real neqo
-    /// main's at 20 of 21 RTTs (`fc-lab calibrate`, whose default model
+    /// main's at 20 of 21 RTTs (`fc-studies calibrate`, whose default model
     /// this is; the integration README has the numbers).
     #[must_use]
     pub fn neqo(rtt: Duration) -> Self {
@@ -183,7 +183,7 @@ impl TransportOptions {
     ///   (three counts, about 6 bytes each), and the ACK rate of 10 above
     ///   was fitted without them: with them the mission path's neqo runs
     ///   at 50 and 60 ms fall from 1.00 and 0.88 of real neqo to 0.86 and
-    ///   0.79 (`fc-lab calibrate`, which turns ECN on for the paths whose
+    ///   0.79 (`fc-studies calibrate`, which turns ECN on for the paths whose
     ///   queue runs CoDel, where it decides whether packets are marked or
     ///   dropped).
     ///

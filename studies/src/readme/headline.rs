@@ -4,12 +4,13 @@
 //! committed integration results) and the simulator's 50 ms run.
 
 use super::{real_quinn, real_scoreboard, runs::Runs};
-use crate::{
-    calibrate::RECORDED_PATH,
+use fc_lab::{
     error::LabError,
     format,
     table::{Align, Table},
 };
+
+use crate::calibrate::RECORDED_PATH;
 
 /// A cell: mean goodput and the largest peak stream window over BDP.
 fn cell(goodput_bps: f64, window: &str) -> String {

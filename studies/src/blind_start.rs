@@ -30,8 +30,8 @@
 
 use std::time::Duration;
 
-use super::spread::CELL_TIE;
-use crate::{
+use crate::spread::CELL_TIE;
+use fc_lab::{
     profiles::{self, PathSpec},
     report::RunReport,
     spec::RunSpec,
@@ -156,7 +156,7 @@ fn path(rate_bps: u64, rtt_ms: u64) -> PathSpec {
     let mut path = profiles::find("gbit-50ms")
         .expect("built-in profile")
         .path();
-    path.name = format!("{}, {rtt_ms} ms", crate::format::rate(rate_bps as f64));
+    path.name = format!("{}, {rtt_ms} ms", fc_lab::format::rate(rate_bps as f64));
     path.rate_bps = rate_bps;
     path.rtt = Duration::from_millis(rtt_ms);
     path.queue_bytes = path.bdp_bytes();
@@ -344,7 +344,7 @@ pub fn values_that_hold_everywhere(points: &[Point], sweep: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::fixtures::report;
+    use fc_lab::compare::fixtures::report;
 
     #[test]
     fn specs_cover_every_rate_rtt_and_value_with_a_one_bdp_queue() {

@@ -1,4 +1,4 @@
-//! `fc-lab readme`: the README's numbers from a fresh run, so they cannot
+//! `fc-studies readme`: the README's numbers from a fresh run, so they cannot
 //! drift from the code. Every result the README quotes sits in a marked
 //! block (`<!-- fc-lab readme: NAME -->` … `<!-- /fc-lab readme -->`);
 //! the command reruns the scenarios behind them and rewrites the blocks,

@@ -1,6 +1,6 @@
 //! Generated blocks in a Markdown file: text between
 //! `<!-- fc-lab readme: NAME -->` and `<!-- /fc-lab readme -->` belongs to
-//! `fc-lab readme`, which rewrites it (or, with `--check`, says which
+//! `fc-studies readme`, which rewrites it (or, with `--check`, says which
 //! blocks differ). Everything outside the markers is left byte for byte.
 
 use std::collections::BTreeMap;
@@ -100,7 +100,7 @@ pub fn fill(
             Part::Block(name, old) => {
                 let Some(new) = blocks.get(&name) else {
                     return Err(MarkerError(format!(
-                        "block {name:?} is not one fc-lab readme generates ({})",
+                        "block {name:?} is not one fc-studies readme generates ({})",
                         blocks.keys().cloned().collect::<Vec<_>>().join(", ")
                     )));
                 };

@@ -1,20 +1,20 @@
 //! The README's `blind-start` block: the credit given before the rate is
 //! known (a lone stream's first window, ten streams' connection start)
 //! against the path's rate, on the means over an RTT sweep
-//! ([`crate::compare::blind_start`], [`Runs::blind_start`]).
+//! ([`crate::blind_start`], [`Runs::blind_start`]).
 
 use super::runs::Runs;
-use crate::{
-    compare::{
-        blind_start::{
-            Knob, MEMORY_TIE, Point, RATES_BPS, RTTS_MS, SWEEPS, of_value,
-            values_that_hold_everywhere,
-        },
-        spread::CELL_TIE,
-    },
+use fc_lab::{
     error::LabError,
     format,
     table::{Align, Table},
+};
+
+use crate::{
+    blind_start::{
+        Knob, MEMORY_TIE, Point, RATES_BPS, RTTS_MS, SWEEPS, of_value, values_that_hold_everywhere,
+    },
+    spread::CELL_TIE,
 };
 
 /// A value as a column names it.

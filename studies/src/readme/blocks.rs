@@ -1,16 +1,14 @@
 //! The text of every generated README block, from [`Runs`]: tables and
 //! the sentences that quote their numbers. Each block says which command
-//! reproduces it; `fc-lab readme` regenerates them all.
+//! reproduces it; `fc-studies readme` regenerates them all.
 
 use std::{collections::BTreeMap, time::Duration};
 
 use super::runs::{INITIAL_WINDOW_SIZES, INITIAL_WINDOWS, Runs, SWEEP_SEEDS, YAMUX_PROFILES};
-use crate::{
-    calibrate::RECORDED_PATH,
+use fc_lab::{
     compare::{
         findings::{Memory, PathFinding, TIE, findings, verdict},
         run_count_phrase,
-        spread::{CELL_TIE, RTT_SCALES, SPREAD_TUNERS, Spread, behind_cells},
         summary::summary_table,
     },
     error::LabError,
@@ -19,7 +17,12 @@ use crate::{
     table::{Align, Table},
 };
 
-pub use crate::format::thousands;
+use crate::{
+    calibrate::RECORDED_PATH,
+    spread::{CELL_TIE, RTT_SCALES, SPREAD_TUNERS, Spread, behind_cells},
+};
+
+pub use fc_lab::format::thousands;
 
 fn mbit(r: &RunReport) -> String {
     format!("{:.1} Mbit/s", r.goodput_bps / 1e6)
@@ -278,7 +281,7 @@ fn rtt_spread_all(runs: &Runs) -> String {
         })
         .collect();
     let random = behind_off_spread(runs);
-    let cells = crate::compare::spread::cell_gaps(&runs.matrix).len();
+    let cells = crate::spread::cell_gaps(&runs.matrix).len();
     format!(
         "Every deterministic cell the same way ({} cells, {} runs at the four other RTTs): \
          `default` trails the better peer by more than 0.5 % on the mean of the five RTTs in {}: \
@@ -302,7 +305,7 @@ fn rtt_spread_all(runs: &Runs) -> String {
 }
 
 /// The cells where `default` trails, again at nearby RTTs
-/// ([`crate::compare::spread`]): which gaps hold at every RTT and which
+/// ([`crate::spread`]): which gaps hold at every RTT and which
 /// are one run's luck.
 fn rtt_spread(runs: &Runs) -> String {
     let pct = |g: f64| format!("{:+.1}", g * 100.0);
@@ -672,7 +675,7 @@ fn calibration(runs: &Runs) -> Result<String, LabError> {
     }
     let (ok, all) = c.score();
     Ok(format!(
-        "{}\nMeans over the sweep, simulated vs real:{means}. {ok} of the {all} mission-path cells (these four columns and `default` against `neqo-fc` without the pacing fix) within the fidelity targets (±5 % for `unlimited` and `neqo`, with `neqo`'s peak window within ±15 %; ±10 % for `default`); `cargo run --release -- calibrate` shows every cell, the bench path too, with ECN and without.\n",
+        "{}\nMeans over the sweep, simulated vs real:{means}. {ok} of the {all} mission-path cells (these four columns and `default` against `neqo-fc` without the pacing fix) within the fidelity targets (±5 % for `unlimited` and `neqo`, with `neqo`'s peak window within ±15 %; ±10 % for `default`); `cargo run --release -p fc-studies -- calibrate` shows every cell, the bench path too, with ECN and without.\n",
         t.markdown()
     ))
 }

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use crate::{
+use fc_lab::{
     compare::Matrix,
     profiles::{PROFILES, Profile},
     report::RunReport,
@@ -224,7 +224,7 @@ pub fn spreads(spread: &[RunReport], cells: &[Behind]) -> Vec<Spread> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::fixtures::report;
+    use fc_lab::compare::fixtures::report;
 
     #[test]
     fn spread_runs_scale_the_rtt_and_keep_the_queue_rule() {

@@ -5,13 +5,13 @@
 
 use serde_json::Value;
 
-use crate::{
+use fc_lab::{
     error::LabError,
     table::{Align, Table},
 };
 
 const PATH: &str = "integrations/neqo/results/scoreboard.json";
-const SCOREBOARD: &str = include_str!("../../integrations/neqo/results/scoreboard.json");
+const SCOREBOARD: &str = include_str!("../../../integrations/neqo/results/scoreboard.json");
 
 /// The variants, in column order, and their headings.
 const VARIANTS: [(&str, &str); 10] = [

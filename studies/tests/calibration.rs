@@ -1,4 +1,4 @@
-//! The simulator held to real neqo (`fc-lab calibrate`): the mission path
+//! The simulator held to real neqo (`fc-studies calibrate`): the mission path
 //! of the committed neqo integration results
 //! (`integrations/neqo/results/matrix.json`, written by
 //! `integrations/neqo/run.sh --json`), simulated with the `neqo`
@@ -11,10 +11,8 @@
 
 use std::sync::OnceLock;
 
-use fc_lab::{
-    calibrate::{Calibration, Mean, RealResults, RealRun, calibrate, specs},
-    transport::{Preset, SendOrderArg, TransportChoice},
-};
+use fc_lab::transport::{Preset, SendOrderArg, TransportChoice};
+use fc_studies::calibrate::{Calibration, Mean, RealResults, RealRun, calibrate, specs};
 
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -47,7 +45,7 @@ fn mission() -> &'static Calibration {
     C.get_or_init(|| calibrated(|r| r.path == "mission", "recorded, mission path"))
 }
 
-fn rows<'a>(c: &'a Calibration, sim: &str, real: &str) -> Vec<&'a fc_lab::calibrate::Row> {
+fn rows<'a>(c: &'a Calibration, sim: &str, real: &str) -> Vec<&'a fc_studies::calibrate::Row> {
     let v: Vec<_> = c
         .rows
         .iter()
@@ -269,7 +267,7 @@ fn dense_calibration(
 /// ECN off and on).
 fn bench_sweep(variants: [&str; 2], transport: Preset) -> Vec<Mean> {
     dense_sweep(
-        include_str!("../integrations/neqo/results/bench-dense.json"),
+        include_str!("../../integrations/neqo/results/bench-dense.json"),
         "integrations/neqo/results/bench-dense.json",
         &variants,
         transport,
@@ -284,7 +282,7 @@ fn mission_sweep(variants: &[&str], transport: Preset) -> Vec<Mean> {
 /// [`mission_sweep`] with every row.
 fn mission_calibration(variants: &[&str], transport: Preset) -> Calibration {
     dense_calibration(
-        include_str!("../integrations/neqo/results/mission-dense.json"),
+        include_str!("../../integrations/neqo/results/mission-dense.json"),
         "integrations/neqo/results/mission-dense.json",
         variants,
         transport,
@@ -429,10 +427,10 @@ fn every_cell_within_target() {
 /// `small-msgs-10` and `many-100`, and 20 × 1 MiB; the gigabit paths at
 /// 20–100 ms, `cable` at 8–48 ms), each file calibrated once on the
 /// `neqo` model.
-fn short_transfers() -> &'static [(fc_lab::calibrate::RecordedFile, Calibration)] {
-    static C: OnceLock<Vec<(fc_lab::calibrate::RecordedFile, Calibration)>> = OnceLock::new();
+fn short_transfers() -> &'static [(fc_studies::calibrate::RecordedFile, Calibration)] {
+    static C: OnceLock<Vec<(fc_studies::calibrate::RecordedFile, Calibration)>> = OnceLock::new();
     C.get_or_init(|| {
-        fc_lab::calibrate::SHORT_TRANSFERS
+        fc_studies::calibrate::SHORT_TRANSFERS
             .iter()
             .map(|f| {
                 let real = RealResults::parse(f.text, f.path).expect("committed file parses");
@@ -454,7 +452,7 @@ fn short_transfers() -> &'static [(fc_lab::calibrate::RecordedFile, Calibration)
 /// tuning with 100 streams on the bench path (0.1-BDP queue), which it
 /// puts 5–10 % above real neqo (`neqo-fc` and unlimited windows agree
 /// there within 2 %).
-fn known_gap(f: &fc_lab::calibrate::RecordedFile, m: &Mean) -> bool {
+fn known_gap(f: &fc_studies::calibrate::RecordedFile, m: &Mean) -> bool {
     f.workload == "many-100" && m.path.starts_with("bench") && m.sim_tuner == "neqo"
 }
 
@@ -464,7 +462,7 @@ fn known_gap(f: &fc_lab::calibrate::RecordedFile, m: &Mean) -> bool {
 /// `neqo-fc`'s windows than real neqo does (512 against none at 100 ms)
 /// and puts the gap at −10 % where real neqo shows −4 % (on the other
 /// two paths it agrees within 3 points).
-fn gap_band(f: &fc_lab::calibrate::RecordedFile, path: &str) -> f64 {
+fn gap_band(f: &fc_studies::calibrate::RecordedFile, path: &str) -> f64 {
     if f.path.ends_with("short-20x1MiB.json") && path == "bench-ecn" {
         0.07
     } else {
@@ -582,7 +580,7 @@ fn short_transfers_the_smaller_first_window_brakes_slow_start_on_cable() {
 /// the `neqo` model): round robin, it puts the gap at a third of that.
 #[test]
 fn ten_streams_the_model_needs_neqos_stream_order() {
-    let file = fc_lab::calibrate::SHORT_TRANSFERS
+    let file = fc_studies::calibrate::SHORT_TRANSFERS
         .iter()
         .find(|f| f.path.ends_with("short-10x409600.json"))
         .expect("the ten-stream sweep");

@@ -1,4 +1,4 @@
-//! `fc-lab calibrate`: the simulator against real neqo on the scenarios of
+//! `fc-studies calibrate`: the simulator against real neqo on the scenarios of
 //! the neqo integration's matrix (`integrations/neqo/run.sh`).
 //!
 //! The real side is a results file `run.sh --json` wrote: by default the
@@ -31,7 +31,7 @@ use neqo_fc_sim::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::{
+use fc_lab::{
     compare::run_all,
     error::LabError,
     format::thousands,
@@ -44,7 +44,7 @@ use crate::{
 };
 
 /// The committed real-neqo results (`run.sh --json`).
-pub const RECORDED: &str = include_str!("../integrations/neqo/results/matrix.json");
+pub const RECORDED: &str = include_str!("../../integrations/neqo/results/matrix.json");
 /// Where [`RECORDED`] lives in the repository.
 pub const RECORDED_PATH: &str = "integrations/neqo/results/matrix.json";
 
@@ -66,7 +66,7 @@ macro_rules! recorded {
         RecordedFile {
             workload: $workload,
             path: concat!("integrations/neqo/results/", $file),
-            text: include_str!(concat!("../integrations/neqo/results/", $file)),
+            text: include_str!(concat!("../../integrations/neqo/results/", $file)),
         }
     };
 }
@@ -483,7 +483,7 @@ pub fn calibrate(
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     for (tuner, variant, patched) in PAIRS {
-        let name = crate::tuners::TunerChoice::from(tuner).name();
+        let name = fc_lab::tuners::TunerChoice::from(tuner).name();
         let mut real_runs: Vec<&RealRun> =
             real.runs.iter().filter(|r| r.variant == variant).collect();
         if real_runs.is_empty() {

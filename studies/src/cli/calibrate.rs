@@ -1,17 +1,15 @@
-//! `fc-lab calibrate`: the simulator beside real neqo.
+//! `fc-studies calibrate`: the simulator beside real neqo.
 
 use std::time::Instant;
 
-use super::{
-    args::{CalibrateArgs, worker_threads},
-    output::{json_line, print},
-    progress::runs_bar,
-};
-use crate::{
-    calibrate::{self, RECORDED_PATH, RealResults},
+use fc_lab::{
+    cli::{json_line, print, runs_bar, worker_threads},
     error::LabError,
     transport::TransportChoice,
 };
+
+use super::CalibrateArgs;
+use crate::calibrate::{self, RECORDED_PATH, RealResults};
 
 pub(super) fn cmd_calibrate(a: &CalibrateArgs) -> Result<i32, LabError> {
     // Everything read and checked before any simulation.

@@ -1,4 +1,4 @@
-//! `fc-lab readme`: regenerate (or `--check`) the marked blocks of the
+//! `fc-studies readme`: regenerate (or `--check`) the marked blocks of the
 //! README and `docs/` from a fresh run.
 
 use std::{
@@ -6,14 +6,13 @@ use std::{
     time::Instant,
 };
 
-use super::{
-    args::{ReadmeArgs, worker_threads},
-    progress::runs_bar,
-};
-use crate::{
+use fc_lab::{
+    cli::{runs_bar, worker_threads},
     error::LabError,
-    readme::{blocks::blocks, markers, runs},
 };
+
+use super::ReadmeArgs;
+use crate::readme::{blocks::blocks, markers, runs};
 
 /// The files `readme` fills when no `--file` is given: the README, the
 /// real-neqo integration's README and every Markdown file in `docs/` that
@@ -84,7 +83,7 @@ pub(super) fn cmd_readme(a: &ReadmeArgs) -> Result<i32, LabError> {
     }
     if !a.check {
         for m in &marked {
-            crate::outputs::writable_file("--file", &m.file)?;
+            fc_lab::outputs::writable_file("--file", &m.file)?;
         }
     }
     let threads = worker_threads(a.threads);
@@ -113,7 +112,7 @@ pub(super) fn cmd_readme(a: &ReadmeArgs) -> Result<i32, LabError> {
                 differ = true;
                 eprintln!(
                     "error: {}: {} of {} blocks differ from this build: {} (run `cargo run \
-                     --release -- readme` to rewrite them)",
+                     --release -p fc-studies -- readme` to rewrite them)",
                     file.display(),
                     changed.len(),
                     m.names.len(),

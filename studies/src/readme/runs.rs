@@ -8,12 +8,8 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 use neqo_fc::{ExcessTuner, Fraction};
 use neqo_fc_sim::scenario::{ReaderSpeed, Stall, WorkloadKind};
 
-use crate::{
-    calibrate::{Calibration, RECORDED_PATH, RealResults, SHORT_TRANSFERS, calibrate},
-    compare::{
-        Matrix, blind_start, median_of_seeds, run_all,
-        spread::{CELL_TIE, Spread, behind_cells, cell_gaps, spread_specs, spreads},
-    },
+use fc_lab::{
+    compare::{Matrix, median_of_seeds, run_all},
     error::LabError,
     profiles,
     report::RunReport,
@@ -22,6 +18,12 @@ use crate::{
     transport::{Preset, TransportChoice},
     tuners::{TunerChoice, TunerSpec},
     workloads::{MatrixWorkload, WorkloadSpec, stall_mix_bulk_bytes},
+};
+
+use crate::{
+    blind_start,
+    calibrate::{Calibration, RECORDED_PATH, RealResults, SHORT_TRANSFERS, calibrate},
+    spread::{CELL_TIE, Spread, behind_cells, cell_gaps, spread_specs, spreads},
 };
 
 /// Seeds of the fault sweep the README quotes.
@@ -44,7 +46,7 @@ pub struct Runs {
     /// Runs before folding seeds.
     pub matrix_runs: usize,
     /// The cells where `default` trails, at nearby RTTs
-    /// ([`crate::compare::spread`]).
+    /// ([`crate::spread`]).
     pub spread: Vec<Spread>,
     /// Every deterministic cell of the matrix at the same RTTs (the cells
     /// of `spread` among them).

@@ -5,15 +5,15 @@
 
 use serde_json::Value;
 
-use crate::{
+use fc_lab::{
     error::LabError,
     table::{Align, Table},
 };
 
 const MATRIX_PATH: &str = "integrations/quinn/results/matrix.json";
-const MATRIX: &str = include_str!("../../integrations/quinn/results/matrix.json");
+const MATRIX: &str = include_str!("../../../integrations/quinn/results/matrix.json");
 const SHORT_PATH: &str = "integrations/quinn/results/short.json";
-const SHORT: &str = include_str!("../../integrations/quinn/results/short.json");
+const SHORT: &str = include_str!("../../../integrations/quinn/results/short.json");
 
 /// The variants, in column order, and their headings.
 const VARIANTS: [(&str, &str); 4] = [

@@ -5,12 +5,13 @@
 //! transport model of the simulator ([`Runs::short`]).
 
 use super::runs::Runs;
-use crate::{
-    calibrate::{Calibration, Mean, SHORT_TRANSFERS},
+use fc_lab::{
     error::LabError,
     format::thousands,
     table::{Align, Table},
 };
+
+use crate::calibrate::{Calibration, Mean, SHORT_TRANSFERS};
 
 /// The real variants in the table, in column order.
 const VARIANTS: [&str; 4] = [
@@ -137,7 +138,7 @@ pub fn real_short(runs: &Runs) -> Result<String, LabError> {
         .map(|f| format!("`{}`", f.path))
         .collect();
     Ok(format!(
-        "{}\nMean goodput in Mbit/s over 21 RTTs, all streams together, from {}. In the rows marked \"requests\" the client opens the streams and sends a request on each, which the server answers (`run.sh --requests`, HTTP/3's shape; the model then opens them as it sends the requests, `--open-requests at-request`); otherwise the server opens unidirectional streams. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-lab calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
+        "{}\nMean goodput in Mbit/s over 21 RTTs, all streams together, from {}. In the rows marked \"requests\" the client opens the streams and sends a request on each, which the server answers (`run.sh --requests`, HTTP/3's shape; the model then opens them as it sends the requests, `--open-requests at-request`); otherwise the server opens unidirectional streams. The last two columns set `neqo-fc` beside neqo's own tuning with the same pacer: the means in real neqo and in the simulator's `neqo` model (`fc-studies calibrate --real FILE`), and the real runs RTT by RTT. {ok} of the {all} simulated means are within the fidelity targets (±5 % for `unlimited` and `neqo`, ±10 % for `default`).\n",
         t.markdown(),
         files.join(", "),
     ))
