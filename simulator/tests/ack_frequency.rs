@@ -7,34 +7,19 @@
 //! The path: 100 Mbit/s, 20 ms; 20 MB in one stream. A queue of a tenth of
 //! the BDP makes slow start end in a loss; one of four BDPs never loses.
 
-use std::time::Duration;
+mod common;
 
+use common::{RATE, RTT, traced_bulk};
 use neqo_fc_sim::{
-    net::{PathConfig, bdp_bytes},
+    net::bdp_bytes,
     quic::frame::Frame,
-    run,
-    scenario::{Scenario, TransportOptions, Workload},
+    scenario::TransportOptions,
     time::Time,
-    trace::{Endpoint, TraceEvent, TraceLevel, TraceRecord},
+    trace::{Endpoint, TraceEvent, TraceRecord},
 };
 
-const RATE: u64 = 100_000_000;
-const RTT: Duration = Duration::from_millis(20);
-const BYTES: u64 = 20_000_000;
-
 fn scenario(queue_bdp_tenths: u64, transport: TransportOptions) -> Vec<TraceRecord> {
-    let path = PathConfig {
-        rate_bps: Some(RATE),
-        queue_bytes: bdp_bytes(RATE, RTT) * queue_bdp_tenths / 10,
-        delay: RTT / 2,
-        ..PathConfig::default()
-    };
-    let mut s = Scenario::new(path, Workload::bulk(BYTES));
-    s.transport = transport;
-    s.trace = TraceLevel::Full;
-    let r = run(&s);
-    assert!(r.metrics.completed, "{:?}", r.metrics);
-    r.trace
+    traced_bulk(bdp_bytes(RATE, RTT) * queue_bdp_tenths / 10, transport).trace
 }
 
 /// The client's view: (time, packet tolerance) of every ACK_FREQUENCY it

@@ -10,34 +10,20 @@
 //! The path: 100 Mbit/s, 20 ms, a BDP of queue; 20 MB in one stream,
 //! sent through a 256 KiB send buffer.
 
-use std::time::Duration;
+mod common;
 
+use common::{RATE, RTT, traced_bulk};
 use neqo_fc_sim::{
-    net::{PathConfig, bdp_bytes},
+    net::bdp_bytes,
     quic::frame::Frame,
-    run,
-    scenario::{Scenario, TransportOptions, Workload},
-    trace::{Endpoint, TraceEvent, TraceLevel},
+    scenario::TransportOptions,
+    trace::{Endpoint, TraceEvent},
 };
-
-const RATE: u64 = 100_000_000;
-const RTT: Duration = Duration::from_millis(20);
-const BYTES: u64 = 20_000_000;
 
 /// (server data packets, of them with an ACK frame, of them with under
 /// 100 bytes of stream data) for a run on `transport`, and the goodput.
 fn server_packets(transport: TransportOptions) -> (usize, usize, usize, f64) {
-    let path = PathConfig {
-        rate_bps: Some(RATE),
-        queue_bytes: bdp_bytes(RATE, RTT),
-        delay: RTT / 2,
-        ..PathConfig::default()
-    };
-    let mut s = Scenario::new(path, Workload::bulk(BYTES));
-    s.transport = transport;
-    s.trace = TraceLevel::Full;
-    let r = run(&s);
-    assert!(r.metrics.completed, "{:?}", r.metrics);
+    let r = traced_bulk(bdp_bytes(RATE, RTT), transport);
     let (mut data, mut with_ack, mut tiny) = (0, 0, 0);
     for rec in &r.trace {
         if let (Endpoint::Server, TraceEvent::PacketSent { frames, .. }) =

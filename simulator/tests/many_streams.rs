@@ -115,6 +115,24 @@ fn memory_line(m: &Metrics, path: Path) -> String {
     )
 }
 
+/// `peak`, the most `what` held at once, within the peak budget.
+fn assert_within_budget(path: Path, what: &str, peak: u64, m: &Metrics) {
+    assert!(
+        peak <= m.peak_budget,
+        "{}: {what} {peak} > budget {}",
+        path.name,
+        m.peak_budget
+    );
+}
+
+/// No budget violation, and the credit given and the bytes buffered each
+/// within the peak budget.
+fn check_memory(path: Path, m: &Metrics) {
+    assert_eq!(m.budget_violations, 0, "{}", path.name);
+    assert_within_budget(path, "credit", m.peak_total_credit, m);
+    assert_within_budget(path, "buffer", m.peak_recv_buffer, m);
+}
+
 /// `streams` concurrent streams of `each` bytes against one stream of the
 /// same total, on `path`: goodput ≥ 95 % of the single stream's, credit
 /// within the budget, fairness ≥ 0.95, every stream complete.
@@ -157,13 +175,7 @@ fn many_against_one(path: Path, streams: u32, each: u64) {
         path.name
     );
     assert!(many.peak_budget > 0);
-    assert!(
-        many.peak_total_credit <= many.peak_budget,
-        "{}: credit {} > budget {}",
-        path.name,
-        many.peak_total_credit,
-        many.peak_budget
-    );
+    assert_within_budget(path, "credit", many.peak_total_credit, &many);
     assert_eq!(many.budget_violations, 0, "{}", path.name);
     assert!(
         many.fairness_index >= 0.95,
@@ -251,15 +263,7 @@ fn check_stall_memory(path: Path, m: &Metrics, w: &Workload) {
         path.name
     );
     assert_eq!(m.bytes, w.kind.total_bytes(u64::from(w.streams)));
-    assert_eq!(m.budget_violations, 0, "{}", path.name);
-    assert!(m.peak_total_credit <= m.peak_budget, "{}", path.name);
-    assert!(
-        m.peak_recv_buffer <= m.peak_budget,
-        "{}: buffer {} > budget {}",
-        path.name,
-        m.peak_recv_buffer,
-        m.peak_budget
-    );
+    check_memory(path, m);
 }
 
 #[allow(clippy::cast_precision_loss)]
@@ -399,15 +403,7 @@ fn stop_reading(path: Path) {
     assert!(m.completed, "{}: the others finish", path.name);
     assert!(others.iter().all(|&t| t <= m.duration && t > STALL_START));
     assert!(m.bytes >= 9 * each && m.bytes < 10 * each, "{}", m.bytes);
-    assert_eq!(m.budget_violations, 0);
-    assert!(m.peak_total_credit <= m.peak_budget);
-    assert!(
-        m.peak_recv_buffer <= m.peak_budget,
-        "{}: buffer {} > budget {}",
-        path.name,
-        m.peak_recv_buffer,
-        m.peak_budget
-    );
+    check_memory(path, &m);
 }
 
 #[test]

@@ -10,7 +10,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use neqo_fc::{ConnectionReceiver, Rtt, TuneInput, Tuner, UpdateFrame};
+use neqo_fc::{
+    Config, ConnectionReceiver, MAX_VARINT, Rtt, StreamId, TuneInput, Tuner, UpdateFrame,
+};
 
 static BASE: LazyLock<Instant> = LazyLock::new(Instant::now);
 
@@ -68,6 +70,22 @@ pub fn fire_timer<T: Tuner>(
     }
 }
 
+/// The peer reports *_BLOCKED for `id` (`None`: the connection) at the
+/// limit we advertise now: the strongest claim a report can make, as one
+/// at a lower limit is stale and ignored.
+pub fn blocked<T: Tuner>(rx: &mut ConnectionReceiver<T>, id: Option<StreamId>) {
+    match id {
+        None => {
+            let limit = rx.flow().connection().limit();
+            rx.data_blocked_received(limit);
+        }
+        Some(id) => {
+            let limit = rx.stream(id).map_or(0, |s| s.limit());
+            let _ = rx.stream_data_blocked_received(id, limit);
+        }
+    }
+}
+
 /// The latest `Instant` this platform can represent after the epoch (to
 /// within a second): "the end of time" for tests of huge clocks.
 pub fn far_future() -> Instant {
@@ -103,6 +121,21 @@ pub fn config_512k() -> neqo_fc::Config {
         initial_connection_window: 512 << 10,
         seed_fraction: Some(neqo_fc::Fraction::QUARTER),
         ..neqo_fc::Config::default()
+    }
+}
+
+/// `base` with a single stream (the peer's first unidirectional one) whose
+/// window, and the connection's, may be as large as a QUIC value allows:
+/// 2^62 − 1 (one stream: `max_open_streams() × window ≤ 2^62 − 1`).
+pub fn one_huge_stream(base: Config) -> Config {
+    Config {
+        initial_stream_window: MAX_VARINT,
+        initial_connection_window: MAX_VARINT,
+        max_stream_window: MAX_VARINT,
+        max_connection_window: MAX_VARINT,
+        max_streams_bidi: 0,
+        max_streams_uni: 1,
+        ..base
     }
 }
 

@@ -1,242 +1,21 @@
-//! Property tests: invariants of the receive and send controllers over
-//! random operation sequences, with values anywhere in `u64` (most near 0,
-//! near 2^62 − 1 and just past it) and durations from zero to hours and
-//! `Duration::MAX`.
-//!
-//! Invariants checked after every operation (RFC 9000 §4.1, §4.5):
-//! - the advertised limit never decreases, and neither does the sender's;
-//! - `retired ≤ consumed ≤ limit ≤ 2^62 − 1` (data past the limit errors);
-//! - a failing call changes nothing;
-//! - a window grown only by the tuner or a seed stays ≤ the configured cap
-//!   (or its starting value when that was already larger) and never shrinks;
-//! - every reported window change has `old != new` and the caller's `now`;
-//!   a tuning step needs an RTT sample and time that moved forward since
-//!   an earlier update (clocks here also go backwards);
-//! - no call panics.
-
-mod common;
+//! The controllers under test, the operations applied to them, and the
+//! invariants checked after each.
 
 use std::{
     collections::BTreeSet,
     time::{Duration, Instant},
 };
 
-use common::at_saturating;
 use neqo_fc::{
-    ChangeReason, Config, Connection, Error, ExcessTuner, Fraction, MAX_VARINT,
-    ReceiverFlowControl, Rtt, SenderFlowControl, StreamId, Subject, SubjectKind, TuneInput, Tuner,
-    Update, ValidConfig,
-};
-use proptest::{
-    prelude::*,
-    test_runner::{Config as PtConfig, RngSeed},
+    ChangeReason, Connection, Error, ExcessTuner, Fraction, MAX_VARINT, ReceiverFlowControl, Rtt,
+    SenderFlowControl, StreamId, Subject, Update,
 };
 
-/// Deterministic runs (project rule: same seed, same result) and no
-/// regression files written into the source tree.
-fn pt_config(cases: u32) -> PtConfig {
-    PtConfig {
-        cases,
-        rng_seed: RngSeed::Fixed(0x6e65_716f_2d66_6321),
-        failure_persistence: None,
-        ..PtConfig::default()
-    }
-}
-
-/// A value anywhere in `u64`, weighted toward the interesting edges.
-fn value() -> impl Strategy<Value = u64> {
-    prop_oneof![
-        3 => 0u64..=4096,
-        2 => 0u64..=(64 << 20),
-        1 => any::<u64>(),
-        2 => (MAX_VARINT - 4096)..=MAX_VARINT,
-        1 => (1u64 << 62)..=((1 << 62) + 4096),
-        1 => Just(u64::MAX),
-    ]
-}
-
-fn duration() -> impl Strategy<Value = Duration> {
-    prop_oneof![
-        2 => Just(Duration::ZERO),
-        4 => (0u64..=200_000_000).prop_map(Duration::from_nanos),
-        1 => (1u64..=100).prop_map(|h| Duration::from_secs(h * 3600)),
-        1 => Just(Duration::MAX),
-        1 => any::<u64>().prop_map(Duration::from_nanos),
-    ]
-}
-
-/// An RTT estimate as a stack passes it: a sample (`min ≤ smoothed`, as
-/// `Rtt::new` requires) or none yet (also what a zero or inverted pair
-/// gives).
-fn rtt() -> impl Strategy<Value = Option<Rtt>> {
-    prop_oneof![
-        4 => (duration(), duration()).prop_map(|(s, m)| Rtt::new(s.max(m), m)),
-        1 => (duration(), duration()).prop_map(|(s, m)| Rtt::new(s, m)),
-    ]
-}
-
-/// A sample, for the tuner alone.
-fn sample() -> impl Strategy<Value = Rtt> {
-    (duration(), duration()).prop_filter_map("no sample", |(s, m)| Rtt::new(s.max(m), m))
-}
-
-fn fraction() -> impl Strategy<Value = Fraction> {
-    prop_oneof![
-        Just(Fraction::QUARTER),
-        Just(Fraction::HALF),
-        Just(Fraction::ONE),
-        // Includes improper values `validate` must refuse.
-        (0u32..=70, 1u32..=64).prop_map(|(n, d)| Fraction::new(n, d).unwrap()),
-    ]
-}
-
-fn tuner() -> impl Strategy<Value = ExcessTuner> {
-    prop_oneof![
-        Just(ExcessTuner::DEFAULT),
-        (0u64..=16).prop_map(|bonus| ExcessTuner {
-            bonus,
-            ..ExcessTuner::DEFAULT
-        }),
-        (any::<u64>()).prop_map(|bonus| ExcessTuner {
-            bonus,
-            ..ExcessTuner::DEFAULT
-        }),
-    ]
-}
-
-/// One thing that can happen to the controllers.
-#[derive(Clone, Debug)]
-enum Op {
-    /// A STREAM frame ending at `end`.
-    Data { end: u64, fin: bool },
-    /// A STREAM frame ending a few bytes around the current limit.
-    DataAtLimit { delta: i8, fin: bool },
-    /// RESET_STREAM / FIN with a final size.
-    FinalSize(u64),
-    /// The application reads up to a share (in 1/256) of what arrived.
-    Retire(u8),
-    /// The application reports reading up to any offset (bugs included).
-    RetireRaw(u64),
-    /// Time passes and both controllers send an update if due.
-    SendUpdate { dt: Duration, rtt: Option<Rtt> },
-    /// As `SendUpdate`, with the stream's new limit capped (a budget).
-    SendUpdateCapped {
-        dt: Duration,
-        rtt: Option<Rtt>,
-        cap: u64,
-    },
-    /// The clock goes back.
-    ClockBack(Duration),
-    /// The peer reports *_BLOCKED on the stream and the connection.
-    Blocked,
-    /// A past update (picked from the ones sent) was lost.
-    UpdateLost(usize),
-    /// A past update was acknowledged.
-    UpdateAcked(usize),
-    /// The connection floor follows the stream window.
-    Cover,
-    /// The sender wants to send `count` bytes.
-    SenderConsume(u64),
-    /// The sender reports and writes *_BLOCKED.
-    SenderBlocked { sent: bool },
-    /// A *_BLOCKED frame from the past was lost.
-    SenderBlockedLost(usize),
-    /// A stray MAX_* frame reaches the sender.
-    SenderUpdate(u64),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        4 => (value(), any::<bool>()).prop_map(|(end, fin)| Op::Data { end, fin }),
-        3 => (-3i8..=3, prop::bool::weighted(0.1)).prop_map(|(delta, fin)| Op::DataAtLimit { delta, fin }),
-        1 => value().prop_map(Op::FinalSize),
-        4 => any::<u8>().prop_map(Op::Retire),
-        1 => value().prop_map(Op::RetireRaw),
-        4 => (duration(), rtt()).prop_map(|(dt, rtt)| Op::SendUpdate { dt, rtt }),
-        2 => (duration(), rtt(), value()).prop_map(|(dt, rtt, cap)| Op::SendUpdateCapped { dt, rtt, cap }),
-        1 => Just(Op::Blocked),
-        1 => any::<usize>().prop_map(Op::UpdateLost),
-        1 => any::<usize>().prop_map(Op::UpdateAcked),
-        1 => Just(Op::Cover),
-        2 => value().prop_map(Op::SenderConsume),
-        1 => any::<bool>().prop_map(|sent| Op::SenderBlocked { sent }),
-        1 => any::<usize>().prop_map(Op::SenderBlockedLost),
-        1 => value().prop_map(Op::SenderUpdate),
-        1 => duration().prop_map(Op::ClockBack),
-    ]
-}
-
-/// Starting state: a connection and a stream opened on it.
-#[derive(Clone, Debug)]
-struct Setup {
-    conn_window: u64,
-    stream_limit: u64,
-    fraction: Fraction,
-    seed: Option<Fraction>,
-    tuner: ExcessTuner,
-    /// The configured caps (the tuner held them before).
-    max_stream_window: u64,
-    max_connection_window: u64,
-}
-
-fn setup() -> impl Strategy<Value = Setup> {
-    (
-        value(),
-        value(),
-        fraction(),
-        prop::option::of(fraction()),
-        tuner(),
-        prop_oneof![Just(32 << 20), value()],
-        prop_oneof![Just(48 << 20), value()],
-    )
-        .prop_map(
-            |(conn_window, stream_limit, fraction, seed, tuner, ms, mc)| Setup {
-                conn_window,
-                stream_limit,
-                fraction,
-                seed,
-                tuner,
-                max_stream_window: ms,
-                max_connection_window: mc,
-            },
-        )
-}
-
-/// The setup as a valid configuration for one stream: windows in
-/// [1, 2^62), each cap at least its initial window. An update fraction
-/// outside (0, 1] is refused by `validate` (the old constructor replaced
-/// it with ¼; so does this).
-fn valid_config(s: &Setup) -> ValidConfig {
-    let stream = s.stream_limit.clamp(1, MAX_VARINT);
-    let conn = s.conn_window.clamp(1, MAX_VARINT);
-    let config = Config {
-        initial_stream_window: stream,
-        initial_connection_window: conn,
-        max_stream_window: s.max_stream_window.clamp(stream, MAX_VARINT),
-        max_connection_window: s.max_connection_window.clamp(conn, MAX_VARINT),
-        update_fraction: s.fraction,
-        seed_fraction: s.seed.filter(|f| f.num() <= f.den()),
-        max_streams_bidi: 0,
-        max_streams_uni: 1,
-        ..Config::default()
-    };
-    match config.validate() {
-        Ok(valid) => valid,
-        Err(e) => {
-            assert!(!s.fraction.is_proper_nonzero(), "{e}");
-            assert!(e.0.starts_with("update_fraction"), "{e}");
-            Config {
-                update_fraction: Fraction::QUARTER,
-                ..config
-            }
-            .validate()
-            .unwrap()
-        }
-    }
-}
+use super::ops::{Op, Setup, valid_config};
+use crate::common::at_saturating;
 
 /// The controllers under test plus what the invariants need to remember.
-struct World {
+pub struct World {
     tuner: ExcessTuner,
     floor: Fraction,
     now: Duration,
@@ -261,7 +40,7 @@ struct World {
 }
 
 impl World {
-    fn new(s: &Setup) -> Self {
+    pub fn new(s: &Setup) -> Self {
         let config = valid_config(s);
         let conn = ReceiverFlowControl::new(Connection, &config);
         // A new stream as `ConnectionFlow` opens one without a budget: the
@@ -343,7 +122,7 @@ impl World {
         }
     }
 
-    fn apply(&mut self, op: &Op) {
+    pub fn apply(&mut self, op: &Op) {
         match *op {
             Op::Data { end, fin } => self.data(end, fin),
             Op::DataAtLimit { delta, fin } => {
@@ -616,7 +395,7 @@ impl World {
         }
     }
 
-    fn check_invariants(&self, prev: &Prev) {
+    pub fn check_invariants(&self, prev: &Prev) {
         for (retired, consumed, limit, window) in [
             (
                 self.stream.retired(),
@@ -692,7 +471,7 @@ impl World {
         }
     }
 
-    fn prev(&self) -> Prev {
+    pub fn prev(&self) -> Prev {
         Prev {
             stream_limit: self.stream.limit(),
             conn_limit: self.conn.limit(),
@@ -712,98 +491,11 @@ fn ceil_of(f: Fraction, x: u64) -> u64 {
 }
 
 /// Values that must never decrease.
-struct Prev {
+pub struct Prev {
     stream_limit: u64,
     conn_limit: u64,
     stream_window: u64,
     conn_window: u64,
     stream_sender_limit: u64,
     conn_sender_limit: u64,
-}
-
-proptest! {
-    #![proptest_config(pt_config(3000))]
-
-    #[test]
-    fn controllers_keep_their_invariants(
-        setup in setup(),
-        ops in prop::collection::vec(op(), 1..120),
-    ) {
-        let mut w = World::new(&setup);
-        let mut prev = w.prev();
-        w.check_invariants(&prev);
-        for op in &ops {
-            w.apply(op);
-            w.check_invariants(&prev);
-            prev = w.prev();
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(pt_config(2000))]
-
-    /// A realistic flow (data in order, reads, updates) with the default
-    /// configuration: windows stay within the default caps.
-    #[test]
-    fn in_order_flow_stays_within_caps(
-        steps in prop::collection::vec(
-            (1u64..=(4 << 20), any::<u8>(), duration(), rtt()),
-            1..200,
-        ),
-    ) {
-        let config = Config::default().validate().unwrap();
-        let tuner = ExcessTuner::DEFAULT;
-        let mut conn = ReceiverFlowControl::new(Connection, &config);
-        let mut stream = ReceiverFlowControl::new(StreamId(4), &config);
-        stream.raise_window(config.seed_window(conn.window()), ChangeReason::Seed);
-        let mut now = Duration::ZERO;
-        for (len, share, dt, rtt) in steps {
-            let end = stream.limit().min(stream.consumed() + len);
-            let n = stream.on_data(end, false).unwrap();
-            conn.consume(n).unwrap();
-            let off = stream.retired() + stream.unretired() * u64::from(share) / 255;
-            let r = stream.retire_to(off).unwrap();
-            conn.add_retired(r).unwrap();
-            now = now.saturating_add(dt);
-            let t = at_saturating(now);
-            stream.send_update(t, rtt, &tuner);
-            conn.cover_stream_window(stream.window(), config.connection_floor);
-            conn.send_update(t, rtt, &tuner);
-            prop_assert!(stream.window() <= config.max_stream_window);
-            prop_assert!(conn.window() <= config.max_connection_window);
-            prop_assert!(stream.consumed() <= stream.limit());
-            prop_assert!(conn.consumed() <= conn.limit());
-        }
-    }
-
-    /// The tuner alone never shrinks a window, whatever the input (the
-    /// controller applies the cap: `in_order_flow_stays_within_caps`).
-    #[test]
-    fn tuner_never_shrinks(
-        tuner in tuner(),
-        stream in any::<bool>(),
-        window in value(),
-        max_window in value(),
-        delivered in value(),
-        elapsed in duration(),
-        rtt in sample(),
-        fraction in fraction(),
-        drained_steps in any::<u32>(),
-        late in value(),
-    ) {
-        let kind = if stream { SubjectKind::Stream } else { SubjectKind::Connection };
-        let input = TuneInput {
-            kind,
-            window,
-            max_window,
-            delivered,
-            elapsed,
-            rtt,
-            update_fraction: fraction,
-            drained_steps,
-            late,
-        };
-        prop_assert!(tuner.tune(&input) >= window);
-    }
 }
