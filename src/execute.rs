@@ -48,7 +48,7 @@ pub fn execute_observed(spec: &RunSpec, observer: Observer<'_>) -> Result<Outcom
         let message = panic_message(&*payload).unwrap_or_else(|| "panicked".to_owned());
         LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
     })?;
-    let report = RunReport::new(spec, &scenario, &result);
+    let report = spec.report(&scenario, &result);
     Ok(Outcome {
         report,
         result,

@@ -6,14 +6,7 @@
 //! `_bytes` bytes. Every field is always present; `error` is `null` unless
 //! the connection failed, and non-finite numbers print as `null`.
 
-use neqo_fc_sim::{
-    progress::RunEnd,
-    quic::ecn_validation::EcnState,
-    scenario::{ReaderSpeed, RunResult, Scenario},
-};
 use serde::{Deserialize, Serialize};
-
-use crate::spec::RunSpec;
 
 /// One run's summary.
 ///
@@ -160,154 +153,6 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The report of `result`, produced by `scenario` built from `spec`.
-    #[must_use]
-    pub fn new(spec: &RunSpec, scenario: &Scenario, result: &RunResult) -> Self {
-        let m = &result.metrics;
-        let duration_s = m.duration.as_secs_f64();
-        #[allow(clippy::cast_precision_loss)]
-        let goodput_bps = if duration_s > 0.0 {
-            m.bytes as f64 * 8.0 / duration_s
-        } else {
-            0.0
-        };
-        let mut report = Self::base(spec, scenario);
-        report.bytes = m.bytes;
-        report.duration_s = duration_s;
-        report.goodput_bps = goodput_bps;
-        report.peak_stream_window_bytes = m.peak_stream_window;
-        report.peak_conn_window_bytes = m.peak_conn_window;
-        report.peak_recv_buffer_bytes = m.peak_recv_buffer;
-        report.peak_total_credit_bytes = m.peak_total_credit;
-        report.peak_exposure_bytes = m.peak_exposure;
-        report.peak_cwnd_bytes = m.peak_cwnd;
-        report.drops = m.drops;
-        report.packets_lost = m.packets_lost;
-        report.ce_marks = m.ce_marks;
-        report.ecn_congestion_events = m.ecn_congestion_events;
-        report.ecn_validation = m.ecn_state.to_string();
-        report.retransmitted_bytes = m.retransmitted_bytes;
-        report.fc_blocked_s = m.fc_blocked.as_secs_f64();
-        report.fc_link_idle_s = m.fc_link_idle.as_secs_f64();
-        report.fc_blocked_link_busy_s = m.fc_blocked.saturating_sub(m.fc_link_idle).as_secs_f64();
-        report.window_updates_sent = m.window_updates_sent;
-        report.blocked_frames_sent = m.blocked_frames_sent;
-        report.link_utilisation = m.link_utilisation;
-        report.min_rtt_s = m.min_rtt.as_secs_f64();
-        report.final_srtt_s = m.final_srtt.as_secs_f64();
-        report.completed = m.completed;
-        report.end = m.end.as_str().to_owned();
-        report.error = m
-            .error
-            .as_ref()
-            .map(|(code, reason)| format!("{code:#x} {reason}"));
-        report.fairness_index = m.fairness_index;
-        report.stream_completion_s = m
-            .stream_completion
-            .iter()
-            .map(std::time::Duration::as_secs_f64)
-            .collect();
-        report.peak_budget_bytes = m.peak_budget;
-        report.budget_violations = m.budget_violations;
-        report.stall_goodput_bps = m.stall_goodput_bps;
-        report.verify_failures = m.verify_failures;
-        report.events = m.events;
-        report.event_hash = format!("{:016x}", m.event_hash);
-        report
-    }
-
-    /// The report of a run that could not execute: the configuration
-    /// fields filled in, no measurements, `error` set.
-    #[must_use]
-    pub fn failed(spec: &RunSpec, error: String) -> Self {
-        let mut report = match spec.scenario() {
-            Ok(scenario) => Self::base(spec, &scenario),
-            Err(_) => Self::base_without_scenario(spec),
-        };
-        report.error = Some(error);
-        report.end = RunEnd::ConnectionError.as_str().to_owned();
-        report
-    }
-
-    fn base(spec: &RunSpec, scenario: &Scenario) -> Self {
-        let mut r = Self::base_without_scenario(spec);
-        r.update_fraction = scenario.fc.update_fraction.as_f64();
-        r.memory_budget = scenario.fc.budget.is_some();
-        r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
-        r.initial_conn_window_bytes = scenario.fc.initial_connection_window;
-        r
-    }
-
-    fn base_without_scenario(spec: &RunSpec) -> Self {
-        let path = &spec.path;
-        Self {
-            profile: path.name.clone(),
-            tuner: spec.tuner.name(),
-            workload: spec.workload.name.clone(),
-            seed: spec.seed,
-            seeds: 1,
-            bytes: 0,
-            expected_bytes: spec.workload.total_bytes(),
-            streams: spec.workload.streams,
-            duration_s: 0.0,
-            goodput_bps: 0.0,
-            link_rate_bps: path.rate_bps,
-            rtt_s: path.rtt.as_secs_f64(),
-            bdp_bytes: path.bdp_bytes(),
-            queue_bytes: path.queue_bytes,
-            loss_rate: path.loss,
-            jitter_s: path.jitter.as_secs_f64(),
-            reverse_rate_bps: path.reverse_rate_bps.unwrap_or(path.rate_bps),
-            reverse_loss_rate: path.reverse_loss,
-            reader_rate_bps: match spec.workload.reader {
-                ReaderSpeed::Unlimited => None,
-                ReaderSpeed::Rate(bps) | ReaderSpeed::Periodic { bps, .. } => Some(bps),
-            },
-            reader_period_s: match spec.workload.reader {
-                ReaderSpeed::Periodic { period, .. } => Some(period.as_secs_f64()),
-                _ => None,
-            },
-            cc: spec.cc.name().to_owned(),
-            transport: spec.transport.name(),
-            update_fraction: 0.0,
-            memory_budget: spec.tuner.budget,
-            stall: spec.workload.stall.as_ref().map(crate::stall::stall_name),
-            initial_stream_window_bytes: 0,
-            initial_conn_window_bytes: 0,
-            peak_stream_window_bytes: 0,
-            peak_conn_window_bytes: 0,
-            peak_recv_buffer_bytes: 0,
-            peak_total_credit_bytes: 0,
-            peak_exposure_bytes: 0,
-            peak_cwnd_bytes: 0,
-            drops: 0,
-            packets_lost: 0,
-            ce_marks: 0,
-            ecn_congestion_events: 0,
-            ecn_validation: EcnState::Off.to_string(),
-            retransmitted_bytes: 0,
-            fc_blocked_s: 0.0,
-            fc_link_idle_s: 0.0,
-            fc_blocked_link_busy_s: 0.0,
-            window_updates_sent: 0,
-            blocked_frames_sent: 0,
-            link_utilisation: 0.0,
-            min_rtt_s: 0.0,
-            final_srtt_s: 0.0,
-            completed: false,
-            end: String::new(),
-            error: None,
-            fairness_index: 0.0,
-            stream_completion_s: Vec::new(),
-            peak_budget_bytes: 0,
-            budget_violations: 0,
-            stall_goodput_bps: None,
-            verify_failures: 0,
-            events: 0,
-            event_hash: String::new(),
-        }
-    }
-
     /// Peak stream window as a multiple of the BDP: ∞ for an unlimited
     /// window ([`crate::format::UNLIMITED_BYTES`] or more) or a zero BDP.
     #[must_use]
@@ -374,15 +219,14 @@ fn over_bdp(bytes: u64, bdp: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::{profiles::find, tuners::TunerChoice, workloads::MatrixWorkload};
+    use crate::{profiles::find, spec::RunSpec, tuners::TunerChoice, workloads::MatrixWorkload};
 
     #[test]
     fn budget_and_stall_fields_follow_the_spec() {
         let path = find("gbit-50ms").unwrap().path();
         let w = MatrixWorkload::StallMix.on(&path, false);
         let spec = RunSpec::new(path, w, TunerChoice::parse("neqo+budget").unwrap());
-        let mut r = RunReport::failed(&spec, "x".to_owned());
+        let mut r = spec.failed_report("x".to_owned());
         assert!(r.memory_budget);
         assert_eq!(r.stall.as_deref(), Some("50:2s@1s"));
         assert_eq!(r.tuner, "neqo+budget");
@@ -399,7 +243,7 @@ mod tests {
         let path = find("gbit-50ms").unwrap().path();
         let w = MatrixWorkload::Many100.on(&path, false);
         let off = RunSpec::new(path, w, TunerChoice::parse("default-budget").unwrap());
-        let r = RunReport::failed(&off, "x".to_owned());
+        let r = off.failed_report("x".to_owned());
         assert!(!r.memory_budget);
         assert_eq!(r.stall, None);
     }

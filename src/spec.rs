@@ -1,14 +1,21 @@
 //! One run as a person describes it ([`RunSpec`]: path, workload, tuner,
 //! overrides) and the simulator scenario it stands for.
-//! [`crate::execute()`] runs it.
+//! [`crate::execute()`] runs it; [`RunSpec::report`] turns its result
+//! into a [`RunReport`].
 
 use std::time::Duration;
 
-use neqo_fc_sim::{quic::cc::CcAlgorithm, scenario::Scenario, trace::TraceLevel};
+use neqo_fc_sim::{
+    progress::RunEnd,
+    quic::{cc::CcAlgorithm, ecn_validation::EcnState},
+    scenario::{ReaderSpeed, RunResult, Scenario},
+    trace::TraceLevel,
+};
 
 use crate::{
     error::LabError,
     profiles::PathSpec,
+    report::RunReport,
     transport::TransportChoice,
     tuners::{Overrides, TunerChoice},
     workloads::WorkloadSpec,
@@ -94,6 +101,154 @@ impl RunSpec {
             self.tuner.name(),
             self.seed
         ))
+    }
+
+    /// The report of `result`, produced by `scenario` built from this self.
+    #[must_use]
+    pub fn report(&self, scenario: &Scenario, result: &RunResult) -> RunReport {
+        let m = &result.metrics;
+        let duration_s = m.duration.as_secs_f64();
+        #[allow(clippy::cast_precision_loss)]
+        let goodput_bps = if duration_s > 0.0 {
+            m.bytes as f64 * 8.0 / duration_s
+        } else {
+            0.0
+        };
+        let mut report = self.base_report(scenario);
+        report.bytes = m.bytes;
+        report.duration_s = duration_s;
+        report.goodput_bps = goodput_bps;
+        report.peak_stream_window_bytes = m.peak_stream_window;
+        report.peak_conn_window_bytes = m.peak_conn_window;
+        report.peak_recv_buffer_bytes = m.peak_recv_buffer;
+        report.peak_total_credit_bytes = m.peak_total_credit;
+        report.peak_exposure_bytes = m.peak_exposure;
+        report.peak_cwnd_bytes = m.peak_cwnd;
+        report.drops = m.drops;
+        report.packets_lost = m.packets_lost;
+        report.ce_marks = m.ce_marks;
+        report.ecn_congestion_events = m.ecn_congestion_events;
+        report.ecn_validation = m.ecn_state.to_string();
+        report.retransmitted_bytes = m.retransmitted_bytes;
+        report.fc_blocked_s = m.fc_blocked.as_secs_f64();
+        report.fc_link_idle_s = m.fc_link_idle.as_secs_f64();
+        report.fc_blocked_link_busy_s = m.fc_blocked.saturating_sub(m.fc_link_idle).as_secs_f64();
+        report.window_updates_sent = m.window_updates_sent;
+        report.blocked_frames_sent = m.blocked_frames_sent;
+        report.link_utilisation = m.link_utilisation;
+        report.min_rtt_s = m.min_rtt.as_secs_f64();
+        report.final_srtt_s = m.final_srtt.as_secs_f64();
+        report.completed = m.completed;
+        report.end = m.end.as_str().to_owned();
+        report.error = m
+            .error
+            .as_ref()
+            .map(|(code, reason)| format!("{code:#x} {reason}"));
+        report.fairness_index = m.fairness_index;
+        report.stream_completion_s = m
+            .stream_completion
+            .iter()
+            .map(std::time::Duration::as_secs_f64)
+            .collect();
+        report.peak_budget_bytes = m.peak_budget;
+        report.budget_violations = m.budget_violations;
+        report.stall_goodput_bps = m.stall_goodput_bps;
+        report.verify_failures = m.verify_failures;
+        report.events = m.events;
+        report.event_hash = format!("{:016x}", m.event_hash);
+        report
+    }
+
+    /// The report of a run that could not execute: the configuration
+    /// fields filled in, no measurements, `error` set.
+    #[must_use]
+    pub fn failed_report(&self, error: String) -> RunReport {
+        let mut report = match self.scenario() {
+            Ok(scenario) => self.base_report(&scenario),
+            Err(_) => self.base_report_without_scenario(),
+        };
+        report.error = Some(error);
+        report.end = RunEnd::ConnectionError.as_str().to_owned();
+        report
+    }
+
+    fn base_report(&self, scenario: &Scenario) -> RunReport {
+        let mut r = self.base_report_without_scenario();
+        r.update_fraction = scenario.fc.update_fraction.as_f64();
+        r.memory_budget = scenario.fc.budget.is_some();
+        r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
+        r.initial_conn_window_bytes = scenario.fc.initial_connection_window;
+        r
+    }
+
+    fn base_report_without_scenario(&self) -> RunReport {
+        let path = &self.path;
+        RunReport {
+            profile: path.name.clone(),
+            tuner: self.tuner.name(),
+            workload: self.workload.name.clone(),
+            seed: self.seed,
+            seeds: 1,
+            bytes: 0,
+            expected_bytes: self.workload.total_bytes(),
+            streams: self.workload.streams,
+            duration_s: 0.0,
+            goodput_bps: 0.0,
+            link_rate_bps: path.rate_bps,
+            rtt_s: path.rtt.as_secs_f64(),
+            bdp_bytes: path.bdp_bytes(),
+            queue_bytes: path.queue_bytes,
+            loss_rate: path.loss,
+            jitter_s: path.jitter.as_secs_f64(),
+            reverse_rate_bps: path.reverse_rate_bps.unwrap_or(path.rate_bps),
+            reverse_loss_rate: path.reverse_loss,
+            reader_rate_bps: match self.workload.reader {
+                ReaderSpeed::Unlimited => None,
+                ReaderSpeed::Rate(bps) | ReaderSpeed::Periodic { bps, .. } => Some(bps),
+            },
+            reader_period_s: match self.workload.reader {
+                ReaderSpeed::Periodic { period, .. } => Some(period.as_secs_f64()),
+                _ => None,
+            },
+            cc: self.cc.name().to_owned(),
+            transport: self.transport.name(),
+            update_fraction: 0.0,
+            memory_budget: self.tuner.budget,
+            stall: self.workload.stall.as_ref().map(crate::stall::stall_name),
+            initial_stream_window_bytes: 0,
+            initial_conn_window_bytes: 0,
+            peak_stream_window_bytes: 0,
+            peak_conn_window_bytes: 0,
+            peak_recv_buffer_bytes: 0,
+            peak_total_credit_bytes: 0,
+            peak_exposure_bytes: 0,
+            peak_cwnd_bytes: 0,
+            drops: 0,
+            packets_lost: 0,
+            ce_marks: 0,
+            ecn_congestion_events: 0,
+            ecn_validation: EcnState::Off.to_string(),
+            retransmitted_bytes: 0,
+            fc_blocked_s: 0.0,
+            fc_link_idle_s: 0.0,
+            fc_blocked_link_busy_s: 0.0,
+            window_updates_sent: 0,
+            blocked_frames_sent: 0,
+            link_utilisation: 0.0,
+            min_rtt_s: 0.0,
+            final_srtt_s: 0.0,
+            completed: false,
+            end: String::new(),
+            error: None,
+            fairness_index: 0.0,
+            stream_completion_s: Vec::new(),
+            peak_budget_bytes: 0,
+            budget_violations: 0,
+            stall_goodput_bps: None,
+            verify_failures: 0,
+            events: 0,
+            event_hash: String::new(),
+        }
     }
 }
 

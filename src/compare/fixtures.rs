@@ -9,7 +9,7 @@ pub fn report(profile: &str, workload: &str, tuner: &str, secs: f64, ok: bool) -
     let path = crate::profiles::find("gbit-50ms").unwrap().path();
     let w = MatrixWorkload::Bulk.on(&path, true);
     let spec = RunSpec::new(path, w, TunerChoice::parse(tuner).unwrap());
-    let mut r = RunReport::failed(&spec, String::new());
+    let mut r = spec.failed_report(String::new());
     r.profile = profile.into();
     r.workload = workload.into();
     r.error = None;

@@ -184,7 +184,7 @@ mod tests {
         let path = find(profile).unwrap().path();
         let w = WORKLOAD.on(&path, false);
         let spec = RunSpec::new(path, w, TunerChoice::parse(tuner).unwrap());
-        let mut r = RunReport::failed(&spec, String::new());
+        let mut r = spec.failed_report(String::new());
         r.error = None;
         r.completed = true;
         r.duration_s = 1.0;

@@ -22,7 +22,7 @@ pub fn run_all(
     let slots = crate::parallel::run_indexed(specs.len(), &order, threads, &|i| {
         let report = match execute(&specs[i]) {
             Ok(outcome) => outcome.report,
-            Err(e) => RunReport::failed(&specs[i], e.to_string()),
+            Err(e) => specs[i].failed_report(e.to_string()),
         };
         on_done(&report);
         report
@@ -31,7 +31,7 @@ pub fn run_all(
         .into_iter()
         .zip(specs)
         .map(|(slot, spec)| {
-            slot.unwrap_or_else(|| RunReport::failed(spec, "worker thread failed".to_owned()))
+            slot.unwrap_or_else(|| spec.failed_report("worker thread failed".to_owned()))
         })
         .collect()
 }

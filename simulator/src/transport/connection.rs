@@ -37,15 +37,15 @@ use crate::{
     net::Ecn,
     quic::{
         ack_frequency::{AckFrequencySender, AckRate},
-        app_limit::AppLimit,
         cc::CcAlgorithm,
         frame::Frame,
-        pacer::Pacing,
     },
-    scenario::Hostile,
+    scenario::{Hostile, TransportOptions},
     time::Time,
     trace::{Endpoint, Parameters, TraceEvent, TraceLevel, TraceRecord},
 };
+
+mod output;
 
 /// The `min_ack_delay` both ends advertise (neqo: its 1 ms timer
 /// granularity); the shortest ACK delay an ACK_FREQUENCY request asks for.
@@ -56,41 +56,8 @@ const MIN_ACK_DELAY: Duration = Duration::from_millis(1);
 pub struct ConnConfig {
     /// Which end this is.
     pub endpoint: Endpoint,
-    /// Largest UDP payload.
-    pub max_datagram: u32,
-    /// Bytes of short header and AEAD tag per packet
-    /// ([`crate::scenario::TransportOptions::packet_overhead`]).
-    pub packet_overhead: u32,
-    /// ACK every this many ack-eliciting packets.
-    pub ack_ratio: u32,
-    /// Our and the peer's `max_ack_delay`.
-    pub max_ack_delay: Duration,
-    /// Ask the peer for an ACK rate with ACK_FREQUENCY, with this ratio
-    /// ([`crate::scenario::TransportOptions::ack_frequency`]).
-    pub ack_frequency: Option<u8>,
-    /// Pacing gain and burst.
-    pub pacing: Pacing,
-    /// Per-stream send buffer ([`crate::scenario::TransportOptions::send_buffer`]).
-    pub send_buffer: Option<u64>,
-    /// Report *_BLOCKED when the application's writes reach a limit
-    /// ([`crate::scenario::TransportOptions::blocked_on_write`]).
-    pub blocked_on_write: bool,
-    /// Which packets count as using the congestion window
-    /// ([`crate::scenario::TransportOptions::app_limit`]).
-    pub app_limit: AppLimit,
-    /// ACK frames only when an acknowledgement is due
-    /// ([`crate::scenario::TransportOptions::acks_when_due`]).
-    pub acks_when_due: bool,
-    /// Send streams by stream ID, not round robin
-    /// ([`crate::scenario::TransportOptions::streams_in_order`]).
-    pub streams_in_order: bool,
-    /// The client opens its request streams' receive sides as it sends
-    /// the requests
-    /// ([`crate::scenario::TransportOptions::open_requests_at_request`]).
-    pub open_requests_at_request: bool,
-    /// Mark every packet ECT(0) and answer CE counts in the peer's ACKs
-    /// ([`crate::scenario::TransportOptions::ecn`]).
-    pub ecn: bool,
+    /// Datagrams, ACKs, pacing, send buffer, ECN: the same on both ends.
+    pub transport: TransportOptions,
     /// Flow-control settings (ours; the peer uses the same initial limits).
     pub fc: ValidConfig,
     /// Receive-window tuner.
@@ -159,12 +126,12 @@ impl Connection {
         let fc = cfg.fc;
         let recovery = Recovery::new(
             cfg.cc,
-            u64::from(cfg.max_datagram),
-            cfg.max_ack_delay,
-            cfg.pacing,
+            u64::from(cfg.transport.max_datagram_size),
+            cfg.transport.max_ack_delay,
+            cfg.transport.pacing,
         );
-        let recovery = recovery.with_app_limit(cfg.app_limit);
-        let recovery = if cfg.ecn {
+        let recovery = recovery.with_app_limit(cfg.transport.app_limit);
+        let recovery = if cfg.transport.ecn {
             recovery.with_ecn()
         } else {
             recovery
@@ -176,17 +143,17 @@ impl Connection {
         let recv = RecvStreams::new(role, fc, Arc::clone(&cfg.tuner), expected_streams);
         Self {
             next_pn: 0,
-            acks: AckState::new(cfg.ack_ratio, cfg.max_ack_delay),
+            acks: AckState::new(cfg.transport.ack_ratio, cfg.transport.max_ack_delay),
             send: SendStreams::new(
                 send.kind,
                 send.bytes,
                 send.on_request,
                 fc.initial_stream_window,
                 fc.initial_connection_window,
-                cfg.send_buffer,
-                cfg.blocked_on_write,
+                cfg.transport.send_buffer,
+                cfg.transport.blocked_on_write,
             )
-            .in_stream_order(cfg.streams_in_order),
+            .in_stream_order(cfg.transport.streams_in_order),
             stats: ConnStats::new(recv.conn_window(), recovery.cc.cwnd()),
             recovery,
             recv,
@@ -235,31 +202,32 @@ impl Connection {
     /// both ends' transport parameters.
     pub fn start(&mut self, now: Time, handshake_rtt: Duration) {
         self.recovery.seed_rtt(now, handshake_rtt);
-        if self.cfg.open_requests_at_request
+        if self.cfg.transport.open_requests_at_request
             && let Err((code, reason)) = self.recv.open_all_requests()
         {
             self.close(now, code, reason);
         }
         // neqo sets its ACK rate up when the handshake ends, from the
         // initial window; the peer meanwhile acks at the default rate.
-        self.ack_frequency = self.cfg.ack_frequency.map(|ratio| {
+        self.ack_frequency = self.cfg.transport.ack_frequency.map(|ratio| {
             AckFrequencySender::new(
                 ratio,
                 MIN_ACK_DELAY,
                 AckRate {
-                    packet_tolerance: self.cfg.ack_ratio,
-                    max_ack_delay: self.cfg.max_ack_delay,
+                    packet_tolerance: self.cfg.transport.ack_ratio,
+                    max_ack_delay: self.cfg.transport.max_ack_delay,
                 },
                 self.recovery.cc.cwnd(),
-                self.cfg.max_datagram,
+                self.cfg.transport.max_datagram_size,
                 self.recovery.rtt.smoothed(),
             )
         });
         let params = Parameters {
             initial_max_data: self.cfg.fc.initial_connection_window,
             initial_max_stream_data: self.cfg.fc.initial_stream_window,
-            max_ack_delay_ms: u64::try_from(self.cfg.max_ack_delay.as_millis()).unwrap_or(0),
-            max_udp_payload_size: u64::from(self.cfg.max_datagram),
+            max_ack_delay_ms: u64::try_from(self.cfg.transport.max_ack_delay.as_millis())
+                .unwrap_or(0),
+            max_udp_payload_size: u64::from(self.cfg.transport.max_datagram_size),
         };
         for local in [true, false] {
             self.tracer
@@ -555,15 +523,15 @@ impl Connection {
             take(h.next_ack_release());
         }
         if self.send.has_sendable_data() && self.cwnd_open() {
-            take(Some(
-                self.recovery
-                    .pacing_time(now, u64::from(self.cfg.max_datagram)),
-            ));
+            take(Some(self.recovery.pacing_time(
+                now,
+                u64::from(self.cfg.transport.max_datagram_size),
+            )));
         }
         if self.control_due() && self.cwnd_open() {
             let t = self
                 .recovery
-                .control_pacing_time(now, u64::from(self.cfg.max_datagram));
+                .control_pacing_time(now, u64::from(self.cfg.transport.max_datagram_size));
             if t > now {
                 take(Some(t));
             }
@@ -609,7 +577,7 @@ impl Connection {
 
     /// True when congestion control has room for a full packet.
     fn cwnd_open(&self) -> bool {
-        self.recovery.cwnd_room() >= u64::from(self.cfg.max_datagram)
+        self.recovery.cwnd_room() >= u64::from(self.cfg.transport.max_datagram_size)
     }
 
     fn control_due(&self) -> bool {
@@ -630,94 +598,11 @@ impl Connection {
             if let Some(a) = &mut self.ack_frequency {
                 a.on_window_reduced(
                     self.recovery.cc.cwnd(),
-                    self.cfg.max_datagram,
+                    self.cfg.transport.max_datagram_size,
                     self.recovery.rtt.smoothed(),
                 );
             }
         }
-    }
-
-    /// Writes every packet this endpoint may send at `now` into `out`.
-    /// `pool` supplies empty frame vectors to reuse.
-    pub fn output(&mut self, now: Time, out: &mut Vec<Packet>, pool: &mut Vec<Vec<Frame>>) {
-        if self.closed.is_some() {
-            self.send_close(now, out, pool);
-            return;
-        }
-        let unpaced = self
-            .hostile
-            .as_ref()
-            .is_some_and(|h| h.mode().ignores_pacing());
-        self.note_reductions();
-        loop {
-            let mds = u64::from(self.cfg.max_datagram);
-            let cwnd_ok = self.recovery.cwnd_room() >= mds || self.probes > 0;
-            let paced_ok = unpaced || self.recovery.pacing_time(now, mds) <= now || self.probes > 0;
-            let data = cwnd_ok && paced_ok && self.send.has_sendable_data();
-            let control_paced =
-                unpaced || self.probes > 0 || self.recovery.control_pacing_time(now, mds) <= now;
-            let control = cwnd_ok && control_paced && self.control_due();
-            let ack = self.acks.ack_now(now)
-                || self
-                    .hostile
-                    .as_ref()
-                    .and_then(HostileSender::next_ack_release)
-                    .is_some_and(|t| t <= now);
-            if !(data || control || ack || self.probes > 0) {
-                break;
-            }
-            if !self.build_packet(now, data, control_paced, out, pool) {
-                break;
-            }
-        }
-        let cwnd_open = self.cwnd_open();
-        if let Some(spell) = self.send.track_blocked(now, cwnd_open) {
-            self.stats.fc_blocked += spell;
-        }
-    }
-
-    /// Sends one packet with our CONNECTION_CLOSE (RFC 9000 §10.2), once,
-    /// after we closed the connection for a local error.
-    fn send_close(&mut self, now: Time, out: &mut Vec<Packet>, pool: &mut Vec<Vec<Frame>>) {
-        if !self.close_pending {
-            return;
-        }
-        self.close_pending = false;
-        let Some((code, reason)) = self.closed.clone() else {
-            return;
-        };
-        let mut frames = pool.pop().unwrap_or_default();
-        let mut reason = reason.into_bytes();
-        reason.truncate(64);
-        frames.push(Frame::ConnectionClose {
-            error_code: code,
-            frame_type: 0,
-            reason,
-        });
-        out.push(self.seal(now, frames));
-    }
-
-    /// The packet carrying `frames`: the next packet number, recorded in
-    /// the trace, encoded in verify mode.
-    fn seal(&mut self, now: Time, frames: Vec<Frame>) -> Packet {
-        let pn = self.next_pn;
-        self.next_pn += 1;
-        let traced = self.tracer.sent_frames(pn, &frames);
-        let mut pkt = Packet::new(
-            pn,
-            frames,
-            self.cfg.packet_overhead as usize,
-            self.cfg.verify,
-        );
-        if self.recovery.mark_next_ect() {
-            pkt.ecn = Ecn::Ect0;
-        }
-        if let Some(frames) = traced {
-            let size = pkt.size;
-            self.tracer
-                .record(now, TraceEvent::PacketSent { pn, size, frames });
-        }
-        pkt
     }
 
     /// True while flow control holds this endpoint's sending back: it has
@@ -732,132 +617,6 @@ impl Connection {
         if let Some(spell) = self.send.finish(now) {
             self.stats.fc_blocked += spell;
         }
-    }
-
-    fn build_packet(
-        &mut self,
-        now: Time,
-        with_data: bool,
-        with_control: bool,
-        out: &mut Vec<Packet>,
-        pool: &mut Vec<Vec<Frame>>,
-    ) -> bool {
-        let mut space =
-            (self.cfg.max_datagram as usize).saturating_sub(self.cfg.packet_overhead as usize);
-        let mut frames = pool.pop().unwrap_or_default();
-        let mut sent = SentFrames::new();
-        if self.acks.has_new()
-            && (!self.cfg.acks_when_due || self.acks.ack_now(now))
-            && let Some(ack) = self.acks.make_ack(now)
-        {
-            // A hostile peer may hold the ACK back and send an older one.
-            let ack = match &mut self.hostile {
-                None => Some(ack),
-                Some(h) => h.hold_ack(now, ack).or_else(|| h.release_ack(now)),
-            };
-            if let Some(ack) = ack {
-                space = space.saturating_sub(ack.encoded_len());
-                frames.push(ack);
-            }
-        } else if let Some(ack) = self.hostile.as_mut().and_then(|h| h.release_ack(now)) {
-            space = space.saturating_sub(ack.encoded_len());
-            frames.push(ack);
-        }
-        if with_control {
-            if let Some(frame) = self
-                .ack_frequency
-                .as_mut()
-                .and_then(AckFrequencySender::frame_to_send)
-            {
-                if let Frame::AckFrequency {
-                    sequence,
-                    packet_tolerance,
-                    max_ack_delay_us,
-                    ..
-                } = frame
-                {
-                    sent.push(SentFrame::AckFrequency {
-                        sequence,
-                        packet_tolerance,
-                        max_ack_delay_us,
-                    });
-                }
-                space = space.saturating_sub(frame.encoded_len());
-                frames.push(frame);
-            }
-            self.write_control(now, &mut space, &mut frames, &mut sent);
-        }
-        if let Some(h) = &mut self.hostile {
-            let limit = self.send.conn_limit();
-            let initial = self.cfg.fc.initial_connection_window;
-            let verify = self.cfg.verify;
-            let streams = self.send.streams();
-            self.stats.blocked_frames_sent +=
-                h.add_frames(streams, limit, initial, verify, &mut space, &mut frames);
-        }
-        if with_data {
-            self.stats.retransmitted_bytes +=
-                self.send
-                    .write_data(self.cfg.verify, &mut space, &mut frames, &mut sent);
-        }
-        let mut eliciting = frames.iter().any(Frame::is_ack_eliciting);
-        if self.probes > 0 {
-            self.probes -= 1;
-            if !eliciting {
-                frames.push(Frame::Ping);
-                eliciting = true;
-            }
-        }
-        if frames.is_empty() {
-            pool.push(frames);
-            return false;
-        }
-        let pkt = self.seal(now, frames);
-        let pn = pkt.pn;
-        let in_flight = eliciting;
-        let cwnd_limited = in_flight
-            && self
-                .recovery
-                .uses_window(u64::from(pkt.size), u64::from(self.cfg.max_datagram));
-        self.recovery.on_packet_sent(
-            now,
-            SentPacket {
-                pn,
-                time_sent: now,
-                size: pkt.size,
-                ack_eliciting: eliciting,
-                in_flight,
-                cwnd_limited,
-                ect: pkt.ecn == Ecn::Ect0,
-                frames: sent,
-            },
-        );
-        out.push(pkt);
-        true
-    }
-
-    /// MAX_DATA / MAX_STREAM_DATA due, then *_BLOCKED owed, while `space`
-    /// allows.
-    fn write_control(
-        &mut self,
-        now: Time,
-        space: &mut usize,
-        frames: &mut Vec<Frame>,
-        sent: &mut SentFrames,
-    ) {
-        let rtt = self.rtt();
-        while *space >= CONTROL_ROOM {
-            let Some((f, sf)) = self.recv.next_update(now, rtt) else {
-                break;
-            };
-            *space = space.saturating_sub(f.encoded_len());
-            frames.push(f);
-            sent.push(sf);
-            self.stats.window_updates_sent += 1;
-        }
-        self.take_changes(now);
-        self.note_credit();
-        self.stats.blocked_frames_sent += self.send.write_blocked(space, frames, sent);
     }
 }
 

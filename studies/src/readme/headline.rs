@@ -19,7 +19,7 @@ fn cell(goodput_bps: f64, window: &str) -> String {
 
 /// Real neqo's mission runs of `variant`.
 fn neqo(runs: &Runs, variant: &str) -> Result<String, LabError> {
-    super::blocks::real_neqo_cell(runs, "mission", false, variant)
+    super::calibration::real_neqo_cell(runs, "mission", false, variant)
         .ok_or_else(|| LabError::Simulator(format!("{RECORDED_PATH}: no mission run of {variant}")))
 }
 

@@ -7,6 +7,7 @@
 //! - [`runs`]: the runs behind the numbers (the comparison matrix, the
 //!   named runs, the fault sweep);
 //! - [`blocks`]: the text of each block;
+//! - [`calibration`]: the simulator beside real neqo, three blocks;
 //! - [`real_short`]: the short transfers in real neqo, one block;
 //! - [`headline`]: the README's first table, one block;
 //! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
@@ -18,6 +19,7 @@
 
 pub mod blind_start;
 pub mod blocks;
+pub mod calibration;
 pub mod headline;
 pub mod markers;
 pub mod real_quinn;

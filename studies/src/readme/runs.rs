@@ -216,7 +216,7 @@ pub fn run_everything(threads: usize, on_done: &(dyn Fn(&str) + Sync)) -> Result
         ..ExcessTuner::DEFAULT
     });
     let result = neqo_fc_sim::run(&scenario);
-    let no_headroom = RunReport::new(&spec, &scenario, &result);
+    let no_headroom = spec.report(&scenario, &result);
     on_done("headroom");
 
     let sweep = sweep_with(1, SWEEP_SEEDS, threads, &|_| on_done("sweep"));
