@@ -178,6 +178,21 @@ fn has_frame(t: &Trace, event: &str, frame_type: &str) -> bool {
     t.frames(event).any(|f| f["frame_type"] == frame_type)
 }
 
+/// The client (the data receiver) sends MAX_STREAM_DATA and the server
+/// receives it.
+fn assert_max_stream_data_flows(client: &Trace, server: &Trace) {
+    assert!(has_frame(
+        client,
+        "transport:packet_sent",
+        "max_stream_data"
+    ));
+    assert!(has_frame(
+        server,
+        "transport:packet_received",
+        "max_stream_data"
+    ));
+}
+
 /// Runs `s` and returns the result with both parsed traces (written to
 /// files under a fresh temporary directory, then read back).
 fn traces(s: &Scenario, tag: &str) -> (RunResult, Trace, Trace) {
@@ -212,16 +227,7 @@ fn gigabit_full_trace_is_valid_for_qvis() {
     // The client is the data receiver: it sends its request and
     // MAX_STREAM_DATA, the server receives them; the server sends the
     // response's STREAM frames, the client receives them.
-    assert!(has_frame(
-        &client,
-        "transport:packet_sent",
-        "max_stream_data"
-    ));
-    assert!(has_frame(
-        &server,
-        "transport:packet_received",
-        "max_stream_data"
-    ));
+    assert_max_stream_data_flows(&client, &server);
     assert!(has_frame(&server, "transport:packet_sent", "stream"));
     assert!(has_frame(&client, "transport:packet_received", "stream"));
     assert!(has_frame(&server, "transport:packet_received", "ack"));
@@ -322,16 +328,7 @@ fn lossy_trace_has_losses() {
 #[test]
 fn core_level_is_smaller_and_keeps_flow_control() {
     let (_, client, server) = traces(&gbit_50ms(TraceLevel::Core), "gbit-core");
-    assert!(has_frame(
-        &client,
-        "transport:packet_sent",
-        "max_stream_data"
-    ));
-    assert!(has_frame(
-        &server,
-        "transport:packet_received",
-        "max_stream_data"
-    ));
+    assert_max_stream_data_flows(&client, &server);
     assert!(client.count(WINDOW_UPDATED) > 0);
     assert!(server.count("recovery:metrics_updated") > 0);
     let (_, full_client, _) = traces(&gbit_50ms(TraceLevel::Full), "gbit-full2");

@@ -99,16 +99,8 @@ pub fn clap_error_line(e: &clap::Error) -> String {
 /// the exit code: 0 success, 1 a run failed (connection error, stalled or
 /// timed out, verification failure) or a file could not be written, 2 bad
 /// flags.
-pub fn main_with_args<I, T>(args: I) -> i32
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    let cli: Cli = match parse_args(args) {
-        Ok(cli) => cli,
-        Err(code) => return code,
-    };
-    exit_code(match cli.command {
+pub fn main_with_args(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
+    run_command_line(args, |cli: Cli| match cli.command {
         Command::Run(a) => run::cmd_run(&a),
         Command::Compare(a) => compare::cmd_compare(&a),
         Command::Profiles(a) => profiles::cmd_profiles(&a),
@@ -116,37 +108,31 @@ where
     })
 }
 
-/// Parses a command line with clap. `Err` holds the exit code once help,
-/// the version or the one-line error ([`clap_error_line`]) is printed.
-///
-/// # Errors
-/// The exit code: 0 after help or the version, 2 for a bad command line.
-pub fn parse_args<C, I, T>(args: I) -> Result<C, i32>
-where
-    C: Parser,
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    C::try_parse_from(args).map_err(|e| {
-        if matches!(
-            e.kind(),
-            ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-        ) {
-            let _ = e.print();
-            return e.exit_code();
+/// Parses `args` as the command line `C` and runs it with `command`: help
+/// and the version print and exit 0, a bad command line prints one line
+/// ([`clap_error_line`]) and exits 2, a command's error prints as
+/// `error: …` with its exit code.
+pub fn run_command_line<C: Parser>(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    command: impl FnOnce(C) -> Result<i32, LabError>,
+) -> i32 {
+    let cli = match C::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return e.exit_code();
+            }
+            eprintln!("{}", clap_error_line(&e));
+            return 2;
         }
-        eprintln!("{}", clap_error_line(&e));
-        2
-    })
-}
-
-/// A command's exit code: its own, or the error's after printing it as
-/// `error: …`.
-#[must_use]
-pub fn exit_code(result: Result<i32, LabError>) -> i32 {
-    result.unwrap_or_else(|e| {
+    };
+    command(cli).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         e.exit_code()
     })

@@ -8,7 +8,7 @@ use std::{ffi::OsString, path::PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use fc_lab::{
-    cli::{BehaviourArgs, exit_code, parse_args, threads_arg},
+    cli::{BehaviourArgs, run_command_line, threads_arg},
     transport::Preset,
 };
 
@@ -85,16 +85,8 @@ pub struct CalibrateArgs {
 /// Runs the command line `args` (program name first) and returns the exit
 /// code: 0 on success, 1 when a check or a run fails, 2 for a bad command
 /// line.
-pub fn main_with_args<I, T>(args: I) -> i32
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    let cli: Cli = match parse_args(args) {
-        Ok(cli) => cli,
-        Err(code) => return code,
-    };
-    exit_code(match cli.command {
+pub fn main_with_args(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
+    run_command_line(args, |cli: Cli| match cli.command {
         Command::Calibrate(a) => calibrate::cmd_calibrate(&a),
         Command::Readme(a) => readme::cmd_readme(&a),
     })
