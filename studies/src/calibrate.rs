@@ -73,10 +73,10 @@ macro_rules! recorded {
 
 /// Short transfers in real neqo (`run.sh --bytes N`, every variant, 21
 /// RTTs each): as many bytes as the matrix's `small-msgs` (1000 × 4 KiB)
-/// and `large-msg` (10 MiB) on one stream, as `small-msgs-10` on ten
-/// streams opened at once (`--streams 10`), as `many-100` (100 × 1 MiB)
-/// and, between those, 20 × 1 MiB (no matrix workload: `workload` is
-/// empty), sent as fast as the sender may (neqo serves the streams by
+/// and `large-msg` (10 MiB) on one stream, `small-msgs`' bytes split over
+/// ten streams opened at once (`--streams 10`, 409,600 B each), as
+/// `many-100` (100 × 1 MiB) and 20 × 1 MiB (the ten- and twenty-stream
+/// transfers are no matrix workload: `workload` is empty), sent as fast as the sender may (neqo serves the streams by
 /// stream ID); the server opens unidirectional streams, and for the
 /// multi-stream transfers also the client, with a request on each
 /// (`--requests`, HTTP/3's shape). They end within or just after slow start, where the first
@@ -86,8 +86,8 @@ macro_rules! recorded {
 pub const SHORT_TRANSFERS: [RecordedFile; 10] = [
     recorded!("small-msgs", "short-4MB.json"),
     recorded!("large-msg", "short-10MiB.json"),
-    recorded!("small-msgs-10", "short-10x409600.json"),
-    recorded!("small-msgs-10", "short-requests-10x409600.json"),
+    recorded!("", "short-10x409600.json"),
+    recorded!("", "short-requests-10x409600.json"),
     recorded!("", "short-20x1MiB.json"),
     recorded!("", "short-requests-20x1MiB.json"),
     recorded!("many-100", "short-100x1MiB.json"),

@@ -423,8 +423,8 @@ fn every_cell_within_target() {
 }
 
 /// The committed short transfers in real neqo (`calibrate::SHORT_TRANSFERS`:
-/// the bytes of `small-msgs` and `large-msg` on one stream, of
-/// `small-msgs-10` and `many-100`, and 20 × 1 MiB; the gigabit paths at
+/// the bytes of `small-msgs` and `large-msg` on one stream, `small-msgs`'
+/// bytes over ten streams, `many-100`, and 20 × 1 MiB; the gigabit paths at
 /// 20–100 ms, `cable` at 8–48 ms), each file calibrated once on the
 /// `neqo` model.
 fn short_transfers() -> &'static [(fc_studies::calibrate::RecordedFile, Calibration)] {
@@ -571,7 +571,8 @@ fn short_transfers_the_smaller_first_window_brakes_slow_start_on_cable() {
     assert!(fc.sim_goodput_bps < main.sim_goodput_bps, "{fc:?} {main:?}");
 }
 
-/// Ten streams of 409,600 bytes opened at once (`small-msgs-10`'s bytes)
+/// Ten streams of 409,600 bytes opened at once (`small-msgs`' bytes split
+/// ten ways; the lab's `small-msgs-10` is ten times as many)
 /// in real neqo: `neqo-fc` trails neqo's own tuning by about 8 % at every
 /// RTT, because neqo sends its streams by stream ID, so the later ones
 /// start, each at its 64 KiB promise, only once the earlier ones are

@@ -1,6 +1,6 @@
 //! The README's `real-short` block: short transfers in real neqo (the
-//! bytes of `small-msgs` and `large-msg` on one stream, of
-//! `small-msgs-10` and `many-100` on many, and 20 × 1 MiB; on streams the
+//! bytes of `small-msgs` and `large-msg` on one stream, `small-msgs`'
+//! bytes over ten streams, `many-100`, and 20 × 1 MiB; on streams the
 //! server opens, and on the client's requests), beside the `neqo`
 //! transport model of the simulator ([`Runs::short`]).
 
