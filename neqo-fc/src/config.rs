@@ -3,7 +3,7 @@
 
 use std::ops::Deref;
 
-use crate::{BlockedResponse, Budget, Fraction, MAX_VARINT, TuningInterval};
+use crate::{Budget, Fraction, MAX_VARINT};
 
 /// The most streams of one type MAX_STREAMS can allow, 2^60 (RFC 9000
 /// §4.6: a larger value could not be encoded as a stream ID).
@@ -62,12 +62,6 @@ pub struct Config {
     /// The same for unidirectional streams (`initial_max_streams_uni`).
     /// Default 100.
     pub max_streams_uni: u64,
-    /// How a *_BLOCKED makes an update due. Default
-    /// [`BlockedResponse::BorneOut`].
-    pub blocked_response: BlockedResponse,
-    /// Which intervals a tuning step judges. Default
-    /// [`TuningInterval::WholeQuantum`].
-    pub tuning_interval: TuningInterval,
 }
 
 impl Default for Config {
@@ -83,8 +77,6 @@ impl Default for Config {
             budget: Some(Budget::default()),
             max_streams_bidi: 100,
             max_streams_uni: 100,
-            blocked_response: BlockedResponse::BorneOut,
-            tuning_interval: TuningInterval::WholeQuantum,
         }
     }
 }

@@ -121,8 +121,10 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// A connection's receive side with `config` and `tuner`.
     #[must_use]
     pub fn with_tuner(config: ValidConfig, tuner: T) -> Self {
+        let mut conn = ReceiverFlowControl::new(Connection, &config);
+        conn.follow(&tuner);
         Self {
-            conn: ReceiverFlowControl::new(Connection, &config),
+            conn,
             ledger: Ledger::default(),
             largest_window: 0,
             estimate: config.initial_connection_window,
@@ -287,6 +289,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             });
         }
         let mut fc = ReceiverFlowControl::with_initial_limit(id, &self.config, initial_limit);
+        fc.follow(&self.tuner);
         self.ledger.open(fc.credit(), initial_limit);
         // Seed from the connection-level estimate: with a budget the
         // connection window also carries floors for credit already given

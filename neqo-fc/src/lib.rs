@@ -1,18 +1,12 @@
 //! # neqo-fc: QUIC flow control with receive-window auto-tuning
 //!
-//! Stream and connection flow control as RFC 9000 §4 specifies, sans-IO:
-//! the stack passes in the time and its RTT estimate (`None` before the
-//! first sample) and writes the frames; this crate keeps the books and
-//! decides. The crate README (below) shows both ways to embed it.
-//!
-//! - [`ConnectionFlow`] + [`StreamReceiver`]: for a stack that keeps a
-//!   controller inside each of its streams (neqo, quinn).
-//! - [`ConnectionReceiver`]: the same, owning the streams, MAX_STREAMS and
-//!   the stream lifecycle of RFC 9000 §2–§3.
-//! - [`ReceiverFlowControl`] / [`SenderFlowControl`]: one subject's
-//!   receive or send side, the building blocks underneath.
-//!
-//! Where each rule lives:
+//! RFC 9000 §4 flow control, sans-IO: the stack passes in the time and its
+//! RTT estimate and writes the frames; this crate keeps the books and
+//! decides. The README below shows both ways to embed it:
+//! [`ConnectionFlow`] + [`StreamReceiver`] (a controller inside each of the
+//! stack's streams, as in neqo and quinn) or [`ConnectionReceiver`] (owning
+//! the streams and MAX_STREAMS). [`ReceiverFlowControl`] and
+//! [`SenderFlowControl`] are the one-subject building blocks underneath.
 //!
 //! | rule | file |
 //! |---|---|
@@ -22,39 +16,31 @@
 //! | seeding, the budget, the connection floor, the rebalancing pass | `src/connection_flow.rs`, `src/connection_flow/budget.rs` |
 //!
 //! Invariants, whatever the call order: limits never decrease; a failing
-//! call changes nothing; with any configuration [`Config::validate`]
-//! accepts no call panics, arithmetic is `u64` and overflow-safe for every
-//! value up to 2^62 and every duration, and no call allocates on the
-//! per-packet path. Every window change is returned as a [`WindowChange`]
-//! (and logged with `log::debug!`).
+//! call changes nothing; under a configuration [`Config::validate`]
+//! accepts, no call panics or overflows (values up to 2^62, any duration)
+//! and the per-packet path does not allocate. Every window change is
+//! returned as a [`WindowChange`] (and logged with `log::debug!`).
 //!
 //! ## Misuse that does not compile
 //!
-//! Controllers are built only from a validated configuration:
-//!
+//! Controllers need a validated configuration:
 //! ```compile_fail
 //! use neqo_fc::{Config, ReceiverFlowControl, StreamId};
 //! let fc = ReceiverFlowControl::new(StreamId(0), &Config::default());
 //! ```
-//!
 //! A stream retires up to an offset, the connection by a count:
-//!
 //! ```compile_fail
 //! use neqo_fc::{Config, Connection, ReceiverFlowControl};
 //! let config = Config::default().validate().unwrap();
 //! let mut conn = ReceiverFlowControl::new(Connection, &config);
 //! conn.retire_to(10);
 //! ```
-//!
-//! An RTT estimate keeps `0 < min ≤ smoothed`; its fields are private:
-//!
+//! [`Rtt`]'s fields are private (it keeps `0 < min ≤ smoothed`):
 //! ```compile_fail
 //! use std::time::Duration;
 //! let rtt = neqo_fc::Rtt { smoothed: Duration::ZERO, min: Duration::from_secs(1) };
 //! ```
-//!
 //! Only [`Connection`] and [`StreamId`] are flow subjects:
-//!
 //! ```compile_fail
 //! #[derive(Clone, Copy, Debug)]
 //! struct MyStreamId(u64);
@@ -66,11 +52,10 @@
 //!
 //! ## What the embedding stack ignores
 //!
-//! Late, duplicate or reordered MAX_* frames: [`SenderFlowControl::update`]
-//! ignores any value that does not raise the limit. Frames for closed
-//! streams: a [`ConnectionReceiver`] handles them itself; a stack that owns
-//! its streams drops them (their bytes were counted when the final size
-//! was known, RFC 9000 §4.5).
+//! Late, duplicate or reordered MAX_* frames ([`SenderFlowControl::update`]
+//! drops them), and frames for closed streams (a [`ConnectionReceiver`]
+//! handles them; otherwise drop them: their bytes were counted at the final
+//! size, RFC 9000 §4.5).
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
@@ -95,9 +80,7 @@ pub use connection_receiver::{ConnectionReceiver, MAX_OWNED_STREAMS, UpdateFrame
 pub use error::{Error, Res, TransportErrorCode};
 pub use fraction::Fraction;
 pub use math::MAX_VARINT;
-pub use receiver::{
-    BlockedResponse, ExcessTuner, ReceiverFlowControl, TuneInput, Tuner, TuningInterval, Update,
-};
+pub use receiver::{ExcessTuner, ReceiverFlowControl, TuneInput, Tuner, Update};
 pub use rtt::Rtt;
 pub use sender::SenderFlowControl;
 pub use subject::{Connection, Direction, FlowSubject, Role, StreamId, Subject, SubjectKind};

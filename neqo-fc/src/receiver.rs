@@ -14,8 +14,8 @@ use crate::{
     ValidConfig, WindowChange,
 };
 
-pub use tuning::{ExcessTuner, TuneInput, Tuner, TuningInterval};
-pub use update::{BlockedResponse, Update};
+pub use tuning::{ExcessTuner, TuneInput, Tuner};
+pub use update::Update;
 
 /// Receive-side flow control for the connection (`S = Connection`) or one
 /// stream (`S = StreamId`).
@@ -29,7 +29,8 @@ pub use update::{BlockedResponse, Update};
 ///   [`ReceiverFlowControl::set_window`];
 /// - a *_BLOCKED makes an update due only once `consumed` reaches the
 ///   limit it names (never above `max_allowed`), or, with
-///   [`BlockedResponse::AtOnce`], only if something was retired since the
+///   a tuner that [answers at once](crate::Tuner::answers_blocked_at_once),
+///   only if something was retired since the
 ///   limit was set;
 /// - a failing call changes nothing.
 ///
@@ -48,10 +49,10 @@ pub struct ReceiverFlowControl<S> {
     retired: u64,
     final_size: Option<u64>,
     update_fraction: Fraction,
-    /// How a *_BLOCKED makes an update due.
-    blocked_response: BlockedResponse,
-    /// Which intervals a tuning step judges.
-    tuning_interval: TuningInterval,
+    /// A *_BLOCKED makes an update due at once
+    /// ([`crate::Tuner::answers_blocked_at_once`], set by the owner of the
+    /// tuner).
+    blocked_at_once: bool,
     /// The frame carrying `max_allowed` was lost: send it again.
     resend_pending: bool,
     /// The highest limit the peer reported being blocked at (*_BLOCKED)
@@ -68,8 +69,8 @@ pub struct ReceiverFlowControl<S> {
     due_since: Option<u64>,
     /// The stack once wrote an update a whole update threshold after it
     /// became due: *_BLOCKED no longer makes an update due early (see
-    /// [`ReceiverFlowControl::update_due`]). Never cleared; only with
-    /// [`crate::BlockedResponse::BorneOut`].
+    /// [`ReceiverFlowControl::update_due`]). Never cleared; never when
+    /// answering *_BLOCKED at once.
     held_back: bool,
     /// Bytes the latest retirement call released at once.
     last_read: u64,
@@ -104,7 +105,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// no credit) gets the configured initial window as its window, so an
     /// update is due at once rather than never.
     #[must_use]
-    pub fn with_initial_limit(subject: S, config: &ValidConfig, initial: u64) -> Self {
+    pub(crate) fn with_initial_limit(subject: S, config: &ValidConfig, initial: u64) -> Self {
         let (configured, max_window) = match subject.kind() {
             SubjectKind::Stream => (config.initial_stream_window, config.max_stream_window),
             SubjectKind::Connection => (
@@ -123,8 +124,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             retired: 0,
             final_size: None,
             update_fraction: config.update_fraction,
-            blocked_response: config.blocked_response,
-            tuning_interval: config.tuning_interval,
+            blocked_at_once: false,
             resend_pending: false,
             blocked_at: None,
             acked_limit: initial,
@@ -134,6 +134,12 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             step: tuning::StepMarks::default(),
             threshold: config.update_fraction.of(window).max(1),
         }
+    }
+
+    /// Applies the rules `tuner` sets beyond the window it computes
+    /// ([`Tuner::answers_blocked_at_once`]).
+    pub(crate) fn follow<T: Tuner + ?Sized>(&mut self, tuner: &T) {
+        self.blocked_at_once = tuner.answers_blocked_at_once();
     }
 
     /// The subject this controller limits.

@@ -4,6 +4,8 @@
 //! overflow checks on (the README's test command builds the `test`
 //! profile, which keeps them).
 
+mod common;
+
 use std::{
     collections::BTreeMap,
     sync::LazyLock,
@@ -11,8 +13,8 @@ use std::{
 };
 
 use neqo_fc::{
-    BlockedResponse, Budget, Config, ConnectionReceiver, Direction, Fraction, MAX_VARINT, Role,
-    Rtt, StreamId, TuningInterval, UpdateFrame, ValidConfig,
+    Budget, Config, ConnectionReceiver, Direction, Fraction, MAX_VARINT, Role, Rtt, StreamId,
+    UpdateFrame, ValidConfig,
 };
 use proptest::prelude::*;
 
@@ -76,7 +78,7 @@ prop_compose! {
         floor in (0u32..4, 1u32..3),
         budget in proptest::option::of((0u32..6, 1u32..8, window())),
         neqo_rules in (any::<bool>(), any::<bool>()),
-    ) -> ValidConfig {
+    ) -> (ValidConfig, common::Rules) {
         let slots = (2 * bidi + uni).max(1);
         let largest = MAX_VARINT / slots;
         let max_stream = max_stream.min(largest).max(1);
@@ -102,18 +104,9 @@ prop_compose! {
             }),
             max_streams_bidi: bidi,
             max_streams_uni: uni,
-            blocked_response: if neqo_rules.0 {
-                BlockedResponse::AtOnce
-            } else {
-                BlockedResponse::BorneOut
-            },
-            tuning_interval: if neqo_rules.1 {
-                TuningInterval::EveryUpdate
-            } else {
-                TuningInterval::WholeQuantum
-            },
         }
         .validate()
+        .map(|c| (c, common::Rules { at_once: neqo_rules.0, every_update: neqo_rules.1 }))
         .expect("drawn within the documented ranges")
     }
 }
@@ -194,8 +187,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn any_call_order_with_any_valid_config(cfg in config(), ops in proptest::collection::vec(op(), 1..150)) {
-        let mut rx = ConnectionReceiver::new(Role::Server, cfg);
+    fn any_call_order_with_any_valid_config((cfg, rules) in config(), ops in proptest::collection::vec(op(), 1..150)) {
+        let mut rx = ConnectionReceiver::with_tuner(Role::Server, cfg, rules);
         let mut now = *BASE + Duration::from_secs(1);
         let rtt = Rtt::from_sample(Duration::from_millis(30));
         let mut limits: BTreeMap<StreamId, u64> = BTreeMap::new();

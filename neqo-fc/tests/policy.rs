@@ -1,38 +1,47 @@
-//! The two update-rule policies a stack may pick instead of the guarded
-//! defaults: neqo 0.30's answer to *_BLOCKED ([`BlockedResponse::AtOnce`])
-//! and its tuning on every update ([`TuningInterval::EveryUpdate`]).
+//! The two update rules a tuner may ask for instead of the guarded
+//! defaults: neqo 0.30's answer to *_BLOCKED
+//! ([`neqo_fc::Tuner::answers_blocked_at_once`]) and its tuning step on
+//! every update ([`neqo_fc::Tuner::tunes_every_update`]). The owners of a
+//! tuner apply them to every controller they make.
 
 mod common;
 
 use std::cell::Cell;
 
-use common::{Fixed, at, rtt_ms};
+use common::{Rules, at, rtt_ms};
 use neqo_fc::{
-    BlockedResponse, Config, Fraction, ReceiverFlowControl, StreamId, TuneInput, Tuner,
-    TuningInterval, ValidConfig,
+    Config, ConnectionFlow, Fraction, ReceiverFlowControl, StreamId, TuneInput, Tuner, ValidConfig,
 };
 
-fn config(blocked: BlockedResponse, interval: TuningInterval) -> ValidConfig {
+fn config() -> ValidConfig {
     Config {
         initial_stream_window: 1_000,
         max_stream_window: 1 << 20,
         update_fraction: Fraction::QUARTER,
-        blocked_response: blocked,
-        tuning_interval: interval,
+        seed_fraction: None,
         ..Config::default()
     }
     .validate()
     .unwrap()
 }
 
-/// A tuner that records its input and leaves the window alone.
+/// Records what it is shown, keeps the window, and follows `rules`.
 #[derive(Default)]
-struct Seen(Cell<Option<TuneInput>>);
+struct Seen {
+    input: Cell<Option<TuneInput>>,
+    rules: Rules,
+}
 
 impl Tuner for Seen {
     fn tune(&self, input: &TuneInput) -> u64 {
-        self.0.set(Some(*input));
+        self.input.set(Some(*input));
         input.window
+    }
+    fn tunes_every_update(&self) -> bool {
+        self.rules.every_update
+    }
+    fn answers_blocked_at_once(&self) -> bool {
+        self.rules.at_once
     }
 }
 
@@ -43,26 +52,36 @@ impl Tuner for Seen {
 #[test]
 fn at_once_answers_blocked_whenever_something_was_read() {
     let now = at(0);
-    for (policy, due_after_one_byte) in [
-        (BlockedResponse::AtOnce, true),
-        (BlockedResponse::BorneOut, false),
-    ] {
-        let mut s =
-            ReceiverFlowControl::new(StreamId(0), &config(policy, TuningInterval::WholeQuantum));
-        s.on_data(500, false).unwrap();
+    for at_once in [true, false] {
+        let rules = Rules {
+            at_once,
+            every_update: false,
+        };
+        let mut flow = ConnectionFlow::with_tuner(config(), rules);
+        let mut s = flow.open_stream(StreamId(0)).unwrap();
+        flow.on_data(&mut s, 500, false).unwrap();
         // Nothing read: no answer under either rule.
-        assert!(s.blocked_received(1_000));
-        assert!(!s.update_due(), "{policy:?}");
+        assert!(flow.stream_blocked_received(&mut s, 1_000));
+        assert!(!s.update_due(), "{rules:?}");
         // One byte read, then the frame again.
-        s.retire_to(1).unwrap();
-        s.blocked_received(1_000);
-        assert_eq!(s.update_due(), due_after_one_byte, "{policy:?}");
-        if due_after_one_byte {
-            let u = s.send_update(now, rtt_ms(50), &Fixed).unwrap();
-            assert_eq!(u.limit, 1_001);
+        flow.retire_to(&mut s, 1).unwrap();
+        flow.stream_blocked_received(&mut s, 1_000);
+        assert_eq!(s.update_due(), at_once, "{rules:?}");
+        if at_once {
+            assert_eq!(flow.stream_update(&mut s, now, rtt_ms(50)), Some(1_001));
             assert!(!s.update_due(), "answered once");
         }
     }
+}
+
+/// A bare controller has no tuner to follow: it keeps the guarded rule.
+#[test]
+fn a_bare_controller_waits_for_the_data() {
+    let mut s = ReceiverFlowControl::new(StreamId(0), &config());
+    s.on_data(500, false).unwrap();
+    s.retire_to(1).unwrap();
+    assert!(s.blocked_received(1_000));
+    assert!(!s.update_due());
 }
 
 /// neqo: every update runs a tuning step over the time since the previous
@@ -70,21 +89,24 @@ fn at_once_answers_blocked_whenever_something_was_read() {
 /// than a quantum and more than arrived in the interval.
 #[test]
 fn every_update_tunes_on_short_intervals() {
-    for (interval, tuned) in [
-        (TuningInterval::EveryUpdate, Some(200)),
-        (TuningInterval::WholeQuantum, None),
-    ] {
-        let mut s =
-            ReceiverFlowControl::new(StreamId(0), &config(BlockedResponse::AtOnce, interval));
-        let t = Seen::default();
+    for (every_update, tuned) in [(true, Some(200)), (false, None)] {
+        let t = Seen {
+            input: Cell::default(),
+            rules: Rules {
+                at_once: true,
+                every_update,
+            },
+        };
+        let mut s = ReceiverFlowControl::new(StreamId(0), &config());
         s.on_data(1_000, false).unwrap();
         s.retire_to(250).unwrap();
         s.send_update(at(0), rtt_ms(50), &t).unwrap(); // the first only starts
-        assert!(t.0.get().is_none());
-        // 200 read (less than a quantum of 250), none of it new data.
+        assert!(t.input.get().is_none());
+        // 200 read (less than a quantum of 250), none of it new data: a
+        // lost frame makes the next update due.
         s.retire_to(450).unwrap();
-        s.blocked_received(1_250);
+        s.update_lost(s.limit());
         s.send_update(at(5), rtt_ms(50), &t).unwrap();
-        assert_eq!(t.0.get().map(|i| i.delivered), tuned, "{interval:?}");
+        assert_eq!(t.input.get().map(|i| i.delivered), tuned, "{every_update}");
     }
 }

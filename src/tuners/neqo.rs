@@ -3,7 +3,9 @@
 //! what ¾ of the window could carry in the elapsed time at the smoothed
 //! RTT, the window grows by four times that excess.
 //!
-//! It differs from `neqo_fc::ExcessTuner` in three ways: it divides by
+//! Its controller tunes at every update it writes and answers *_BLOCKED
+//! at once (the two `Tuner` rules it overrides). Its formula differs from
+//! `neqo_fc::ExcessTuner` in three ways: it divides by
 //! the smoothed RTT, its share is a constant ¾ whatever update fraction
 //! is in force (`ExcessTuner` uses `1 − update_fraction`), and it keeps no
 //! headroom and no late-update term.
@@ -59,6 +61,17 @@ impl Tuner for NeqoTuner {
 
     fn rtt_used(&self, rtt: Rtt) -> std::time::Duration {
         rtt.smoothed()
+    }
+
+    /// neqo runs `auto_tune` before every MAX_* frame it writes.
+    fn tunes_every_update(&self) -> bool {
+        true
+    }
+
+    /// neqo's `send_flowc_update`: a *_BLOCKED makes an update due at once
+    /// if anything was retired since the limit was set.
+    fn answers_blocked_at_once(&self) -> bool {
+        true
     }
 }
 

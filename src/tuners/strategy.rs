@@ -4,9 +4,7 @@
 
 use std::sync::Arc;
 
-use neqo_fc::{
-    BlockedResponse, Config, ConfigError, ExcessTuner, Fraction, MAX_VARINT, Tuner, TuningInterval,
-};
+use neqo_fc::{Config, ConfigError, ExcessTuner, Fraction, MAX_VARINT, Tuner};
 
 use neqo_fc_sim::scenario::{Fixed, unlimited_windows};
 
@@ -157,13 +155,11 @@ impl TunerSpec {
             Self::Neqo => {
                 let caps = NeqoTuner::CAPS;
                 let windows = [1 << 20, 2 << 20, caps.stream, caps.connection];
-                // neqo's controller, not only its formula: it answers
-                // *_BLOCKED at once, tunes at every update it writes, and
-                // tunes its connection window on its own, with no floor
-                // over the stream windows (`fc.rs`).
-                let mut config = peer(windows, Fraction::QUARTER, Fraction::ZERO);
-                config.blocked_response = BlockedResponse::AtOnce;
-                config.tuning_interval = TuningInterval::EveryUpdate;
+                // neqo's controller, not only its formula: it tunes its
+                // connection window on its own, with no floor over the
+                // stream windows (`fc.rs`); NeqoTuner brings its update
+                // rules.
+                let config = peer(windows, Fraction::QUARTER, Fraction::ZERO);
                 (Arc::new(NeqoTuner), config)
             }
             Self::Double => {

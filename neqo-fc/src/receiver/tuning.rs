@@ -66,7 +66,7 @@
 //!   the previous step: an update that a *_BLOCKED or a lost frame
 //!   triggered can follow the previous one by microseconds, and one read
 //!   burst must not look like a rate the reader never sustains (not with
-//!   [`crate::TuningInterval::EveryUpdate`], neqo's rule, which judges
+//!   [`Tuner::tunes_every_update`], neqo's rule, which judges
 //!   every interval and shows the tuner the bytes retired in it);
 //! - no RTT sample yet (the stack passes `None`);
 //! - time did not move forward: a repeated `now` (every datagram of a GRO
@@ -148,6 +148,25 @@ pub trait Tuner {
     fn rtt_used(&self, rtt: Rtt) -> Duration {
         rtt.min()
     }
+
+    /// Run a step at every update, however short its interval, on the
+    /// bytes retired in it (neqo 0.30's `auto_tune`), instead of only once
+    /// a whole update quantum of bytes that both arrived and were read
+    /// (the default, `false`).
+    fn tunes_every_update(&self) -> bool {
+        false
+    }
+
+    /// Let a DATA_BLOCKED / STREAM_DATA_BLOCKED make an update due at once
+    /// whenever anything was retired since the limit was set (neqo 0.30's
+    /// `send_flowc_update`), instead of only once the data received bears
+    /// the claim out (the default, `false`; see
+    /// [`crate::ReceiverFlowControl::blocked_received`]). Only the owners
+    /// of a tuner, [`crate::ConnectionFlow`] and
+    /// [`crate::ConnectionReceiver`], apply it to the controllers they make.
+    fn answers_blocked_at_once(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Tuner + ?Sized> Tuner for &T {
@@ -156,6 +175,12 @@ impl<T: Tuner + ?Sized> Tuner for &T {
     }
     fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
+    }
+    fn tunes_every_update(&self) -> bool {
+        (**self).tunes_every_update()
+    }
+    fn answers_blocked_at_once(&self) -> bool {
+        (**self).answers_blocked_at_once()
     }
 }
 
@@ -166,6 +191,12 @@ impl<T: Tuner + ?Sized> Tuner for Box<T> {
     fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
     }
+    fn tunes_every_update(&self) -> bool {
+        (**self).tunes_every_update()
+    }
+    fn answers_blocked_at_once(&self) -> bool {
+        (**self).answers_blocked_at_once()
+    }
 }
 
 impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
@@ -175,20 +206,12 @@ impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
     fn rtt_used(&self, rtt: Rtt) -> Duration {
         (**self).rtt_used(rtt)
     }
-}
-
-/// Which intervals a tuning step judges.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TuningInterval {
-    /// Only an interval in which at least a whole update quantum was read;
-    /// shorter ones carry over. The tuner is shown the bytes that both
-    /// arrived and were read in it.
-    #[default]
-    WholeQuantum,
-    /// neqo 0.30 (`auto_tune` before every MAX_* frame): every update
-    /// runs a step over the time since the previous one, however short,
-    /// and the tuner is shown the bytes retired in it.
-    EveryUpdate,
+    fn tunes_every_update(&self) -> bool {
+        (**self).tunes_every_update()
+    }
+    fn answers_blocked_at_once(&self) -> bool {
+        (**self).answers_blocked_at_once()
+    }
 }
 
 /// The excess-retirement tuner. Never returns less than the current
@@ -297,7 +320,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             self.close_interval(now);
             return None;
         };
-        let every_update = self.tuning_interval == TuningInterval::EveryUpdate;
+        let every_update = tuner.tunes_every_update();
         let quantum = self.threshold;
         if !every_update && self.retired - self.step.retired < quantum {
             return None;

@@ -7,25 +7,6 @@ use std::time::Instant;
 use super::ReceiverFlowControl;
 use crate::{FlowSubject, MAX_VARINT, Rtt, Tuner, WindowChange};
 
-/// How a DATA_BLOCKED / STREAM_DATA_BLOCKED (RFC 9000 §19.12–13) makes an
-/// update due.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BlockedResponse {
-    /// The claim counts once the data received reaches the limit it names,
-    /// and then only when the limit can grow by an eighth of the update
-    /// threshold: a peer that sends *_BLOCKED in every packet gets
-    /// updates no sooner than an honest one. Once the stack has written an
-    /// update a whole threshold late (it rations its updates), claims no
-    /// longer bring one forward at all
-    /// ([`crate::ReceiverFlowControl::update_due`]).
-    #[default]
-    BorneOut,
-    /// neqo 0.30 (`send_flowc_update`): if anything was retired since the
-    /// limit was set, an update is due at once, whatever the data received;
-    /// otherwise the frame changes nothing.
-    AtOnce,
-}
-
 /// A limit to put in a MAX_DATA / MAX_STREAM_DATA frame now, and the window
 /// change (if any) that the tuning step made while computing it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,8 +35,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// one per round trip), and a small early answer would spend that
     /// round trip's update on a sliver of credit (a claim that crossed our
     /// latest update in flight would then lock the path into one real
-    /// update per two round trips). With [`BlockedResponse::AtOnce`]
-    /// (neqo's rule) the answer never stops.
+    /// update per two round trips). With a tuner that
+    /// [answers *_BLOCKED at once](Tuner::answers_blocked_at_once) (neqo's
+    /// rule) the answer never stops.
     ///
     /// Never true once the stream's final size is known.
     pub fn update_due(&self) -> bool {
@@ -88,14 +70,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     }
 
     /// The peer reported *_BLOCKED at a limit that the data received has
-    /// reached: its claim is borne out (with [`BlockedResponse::AtOnce`]:
-    /// a claim was recorded, see [`ReceiverFlowControl::blocked_received`]).
+    /// reached: its claim is borne out (when [answering at
+    /// once](Tuner::answers_blocked_at_once): a claim was recorded, see [`ReceiverFlowControl::blocked_received`]).
     fn blocked(&self) -> bool {
         self.blocked_at
-            .is_some_and(|at| match self.blocked_response {
-                BlockedResponse::BorneOut => self.consumed >= at,
-                BlockedResponse::AtOnce => true,
-            })
+            .is_some_and(|at| self.blocked_at_once || self.consumed >= at)
     }
 
     /// The smallest extension worth answering a *_BLOCKED with: an eighth
@@ -103,9 +82,10 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// that reads a few bytes at a time against a blocked sender turns
     /// every read into a MAX_* / *_BLOCKED pair.
     fn blocked_step(&self) -> u64 {
-        match self.blocked_response {
-            BlockedResponse::BorneOut => (self.threshold / 8).max(1),
-            BlockedResponse::AtOnce => 1,
+        if self.blocked_at_once {
+            1
+        } else {
+            (self.threshold / 8).max(1)
         }
     }
 
@@ -161,8 +141,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.resend_pending = false;
         // A whole threshold retired while the due frame waited shows a
         // stack that rations updates (see `update_due`).
-        self.held_back |=
-            self.blocked_response == BlockedResponse::BorneOut && self.late() >= self.threshold;
+        self.held_back |= !self.blocked_at_once && self.late() >= self.threshold;
         self.due_since = None;
         // This update answers a borne-out *_BLOCKED; one whose data is
         // still on its way waits for it.
@@ -218,14 +197,15 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// advertised (no honest peer is blocked there) or once the final size
     /// is known. Constant work, so a flood of these costs nothing more.
     ///
-    /// With [`BlockedResponse::AtOnce`] (neqo's rule) the claim is recorded
+    /// When [answering at once](Tuner::answers_blocked_at_once) (neqo's
+    /// rule) the claim is recorded
     /// only if something was retired since the limit was set (an update
     /// is then due at once); otherwise it changes nothing.
     pub fn blocked_received(&mut self, limit: u64) -> bool {
         if self.final_size.is_some() || limit > self.max_allowed {
             return false;
         }
-        if self.blocked_response == BlockedResponse::AtOnce {
+        if self.blocked_at_once {
             if self.target() > self.max_allowed {
                 self.blocked_at = Some(self.blocked_at.map_or(limit, |at| at.max(limit)));
             }

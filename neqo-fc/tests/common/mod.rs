@@ -149,3 +149,26 @@ impl Tuner for Fixed {
         input.window
     }
 }
+
+/// A tuner that keeps every window as it is and follows neqo 0.30's
+/// update rules where asked: a *_BLOCKED answered at once, a tuning step
+/// at every update.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rules {
+    /// [`Tuner::answers_blocked_at_once`].
+    pub at_once: bool,
+    /// [`Tuner::tunes_every_update`].
+    pub every_update: bool,
+}
+
+impl Tuner for Rules {
+    fn tune(&self, input: &TuneInput) -> u64 {
+        input.window
+    }
+    fn tunes_every_update(&self) -> bool {
+        self.every_update
+    }
+    fn answers_blocked_at_once(&self) -> bool {
+        self.at_once
+    }
+}
