@@ -1,5 +1,4 @@
-//! Window changes, reported as values so the embedding stack can log them
-//! (qlog, `log`).
+//! Window changes, reported as values for the stack to log (qlog, `log`).
 
 use std::{
     collections::{VecDeque, vec_deque},
@@ -12,13 +11,11 @@ use crate::Subject;
 /// Why a receive window changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ChangeReason {
-    /// The tuner saw the application retire more than the window could
-    /// have carried in the elapsed time.
+    /// Reads outpaced what the window could carry in the elapsed time.
     AutoTune,
     /// A new stream started from a share of the connection window.
     Seed,
-    /// The connection window was raised to stay above the largest stream
-    /// window times the configured floor ratio.
+    /// Raised to stay ≥ the floor ratio × the largest stream window.
     ConnectionFloor,
     /// A connection-wide memory budget limited or redistributed credit.
     Budget,
@@ -43,8 +40,7 @@ impl ChangeReason {
     }
 }
 
-/// One change of a receive window (`max_active`), with the inputs that
-/// caused it. Invariant: `old != new`.
+/// One change of a receive window, with its inputs; `old != new`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowChange {
     /// Whose window changed.
@@ -55,22 +51,19 @@ pub struct WindowChange {
     pub new: u64,
     /// Why.
     pub reason: ChangeReason,
-    /// The RTT the tuner divided by; `None` unless a tuning step made the
-    /// change ([`ChangeReason::AutoTune`], or [`ChangeReason::Budget`]
-    /// when the budget cut a tuning step's growth).
+    /// The RTT the tuner divided by; only for a tuning step (also
+    /// [`ChangeReason::Budget`] when the budget cut one).
     pub rtt: Option<Duration>,
     /// The interval the tuning step judged; `None` where `rtt` is.
     pub elapsed: Option<Duration>,
-    /// The caller's time when the change happened, if the call that made
-    /// it was given one (opening a stream, or a window set by the stack,
-    /// takes no time: stamp those when you drain them).
+    /// The caller's time, if the call was given one (opening a stream and
+    /// stack-set windows take none: stamp those when you drain them).
     pub now: Option<Instant>,
 }
 
 impl WindowChange {
-    /// `self` followed at once by `then` on the same subject, as one
-    /// change: from `self.old` to `then.new`, for `then`'s reason, with
-    /// `self`'s tuning inputs. `None` if the two cancel out.
+    /// `self` then `then` on the same subject as one change, with `self`'s
+    /// tuning inputs; `None` if they cancel out.
     #[must_use]
     pub(crate) fn then(self, then: Self) -> Option<Self> {
         (self.old != then.new).then_some(Self {
@@ -101,13 +94,11 @@ impl fmt::Display for WindowChange {
 }
 
 /// The most window changes a connection keeps for
-/// [`crate::ConnectionFlow::drain_changes`]; past it the oldest are
-/// dropped (and counted), so memory stays bounded when the stack never
-/// drains them.
+/// [`crate::ConnectionFlow::drain_changes`]; older ones are dropped (and
+/// counted).
 pub const MAX_PENDING_CHANGES: usize = 1024;
 
-/// Window changes not yet drained: at most [`MAX_PENDING_CHANGES`], the
-/// oldest dropped first.
+/// Undrained window changes, oldest dropped first.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChangeLog {
     pending: VecDeque<WindowChange>,

@@ -1,7 +1,4 @@
-//! The receive side of one connection, owning every stream's controller:
-//! [`ConnectionFlow`] plus the streams themselves, the MAX_STREAMS limits
-//! and the queue of streams with an update due — for stacks that would
-//! rather not keep the controllers inside their own stream objects.
+//! [`ConnectionReceiver`]: a connection's receive side that owns its streams.
 
 use std::{
     collections::{BTreeMap, BTreeSet, VecDeque},
@@ -14,16 +11,12 @@ use crate::{
     stream_limits::RemoteStreamLimit,
 };
 
-/// The most streams of each type a [`ConnectionReceiver`] holds at once:
-/// it keeps a few hundred bytes per open stream, and a peer's frame on its
-/// highest allowed stream opens every lower one (RFC 9000 §3.2), so a
-/// larger `max_streams_bidi` / `max_streams_uni` is lowered to this.
-/// Advertise [`ConnectionReceiver::max_streams`].
+/// The most streams of each type a [`ConnectionReceiver`] holds; larger
+/// `max_streams_*` are lowered to this (advertise
+/// [`ConnectionReceiver::max_streams`]).
 pub const MAX_OWNED_STREAMS: u64 = 1 << 16;
 
-/// The most closed streams whose final size a [`ConnectionReceiver`]
-/// remembers, to answer a changed one with FINAL_SIZE_ERROR (RFC 9000
-/// §4.5); frames for streams closed before those are ignored.
+/// Closed streams whose final size is kept to detect FINAL_SIZE_ERROR.
 const REMEMBERED_FINAL_SIZES: usize = 1024;
 
 /// One MAX_* frame to write now (or that was lost or acknowledged).
@@ -66,9 +59,7 @@ enum Queue {
     Idle,
     /// In `due`: try it at the next `next_update`.
     Due,
-    /// In `held` with this need: the budget or the stream's share held its
-    /// update back; it is tried again when the growth room reaches the
-    /// need, when the stream changes, or after a rebalancing pass.
+    /// In `held` with this need: retried as room frees, or after a pass.
     Held(u64),
 }
 
@@ -76,58 +67,37 @@ enum Queue {
 struct Entry {
     rx: StreamReceiver,
     queue: Queue,
-    /// The stack closed it before its final size was known: data is
-    /// released as it arrives, and the stream is forgotten once the final
-    /// size comes.
+    /// Closed before its final size: data is released on arrival.
     closing: bool,
 }
 
 /// Receive-side flow control for a whole connection, owning its streams.
 ///
-/// Everything [`ConnectionFlow`] guarantees (RFC 9000 §4 for every
-/// subject, the budget, the connection floor, growth only from reads),
-/// and the stream lifecycle of RFC 9000 §2–§3:
-/// - a peer's stream may be used only below the MAX_STREAMS limit for its
-///   direction (by stream index, STREAM_LIMIT_ERROR beyond it); using one
-///   opens every lower-numbered stream of its type (§3.2); closing one
-///   lets the limit move up by one;
-/// - a stream this endpoint initiates has a receive side only if it is
-///   bidirectional and was opened with
-///   [`ConnectionReceiver::open_local_stream`]; data on any other stream
-///   of ours is STREAM_STATE_ERROR;
-/// - opening one of our streams opens every lower-numbered one of its
-///   type (§3.2);
-/// - frames for a closed stream are ignored (their bytes were counted when
-///   the final size became known) and never reopen it, except that a
-///   final size that differs from the one known for one of the last 1,024
-///   streams closed is FINAL_SIZE_ERROR (§4.5);
-/// - a stream closed before its final size is known stays counted until
-///   the final size arrives, its data released as it comes.
+/// [`ConnectionFlow`]'s guarantees plus the stream lifecycle (RFC 9000 §2–§3):
+/// data is accepted on the peer's streams below MAX_STREAMS (STREAM_LIMIT_ERROR
+/// beyond) and on ours once opened with
+/// [`ConnectionReceiver::open_local_stream`] (STREAM_STATE_ERROR otherwise); a
+/// stream's first frame opens all lower-numbered ones of its type (§3.2).
+/// Frames for closed streams are ignored, but a changed final size on one of
+/// the last 1,024 closed is FINAL_SIZE_ERROR (§4.5).
 ///
 /// Per packet: feed it the frames received, call
-/// [`ConnectionReceiver::next_update`] while building a packet, and arm a
-/// timer for [`ConnectionReceiver::next_timeout`]
-/// (→ [`ConnectionReceiver::on_timeout`]). Per call the work is
-/// logarithmic in the open streams (the rebalancing pass visits each), and
-/// [`ConnectionReceiver::update_pending`] is false whenever
-/// [`ConnectionReceiver::next_update`] would return nothing.
+/// [`ConnectionReceiver::next_update`] while building a packet, and arm a timer
+/// for [`ConnectionReceiver::next_timeout`].
 #[derive(Debug)]
 pub struct ConnectionReceiver<T = ExcessTuner> {
     flow: ConnectionFlow<T>,
     role: Role,
     streams: BTreeMap<StreamId, Entry>,
-    /// Streams to try for an update, in order; may also hold streams
-    /// forgotten since (skipped, and compacted away).
+    /// Streams to try, in order; may hold stale ids (skipped).
     due: VecDeque<StreamId>,
     /// Entries of `streams` in [`Queue::Due`].
     due_count: usize,
     /// Streams held back, by the growth room they need.
     held: BTreeSet<(u64, StreamId)>,
-    /// Final sizes of the streams closed last, and their order (oldest
-    /// first) to forget the oldest.
+    /// Final sizes of the last streams closed; `closed_order` is oldest first.
     closed: BTreeMap<StreamId, u64>,
     closed_order: VecDeque<StreamId>,
-    /// Limits on the peer's bidirectional and unidirectional streams.
     remote: [RemoteStreamLimit; 2],
     /// One past the highest index of our own bidirectional streams opened.
     local_next: u64,
@@ -143,8 +113,7 @@ const fn slot(direction: Direction) -> usize {
 }
 
 impl ConnectionReceiver<ExcessTuner> {
-    /// The receive side of a connection where this endpoint is `role`,
-    /// with `config` and the default tuner.
+    /// A connection's receive side as `role`, with the default tuner.
     #[must_use]
     pub fn new(role: Role, config: ValidConfig) -> Self {
         Self::with_tuner(role, config, ExcessTuner::DEFAULT)
@@ -199,15 +168,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.streams.values().map(|e| e.rx.fc())
     }
 
-    /// Open streams (including ones closed early and waiting for their
-    /// final size).
+    /// Open streams, counting those closed early and awaiting a final size.
     pub fn stream_count(&self) -> usize {
         self.streams.len()
     }
 
-    /// The MAX_STREAMS value in force for the peer's streams of
-    /// `direction` (before any stream closed: the `initial_max_streams_*`
-    /// to advertise, the configured value up to [`MAX_OWNED_STREAMS`]).
+    /// The MAX_STREAMS in force for the peer's `direction` streams (at first
+    /// the `initial_max_streams_*` to advertise).
     pub fn max_streams(&self, direction: Direction) -> u64 {
         self.remote[slot(direction)].advertised()
     }
@@ -218,18 +185,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.flow.drain_changes()
     }
 
-    /// Opens the receive side of a bidirectional stream this endpoint
-    /// initiates (call when the stack opens it), and of every
-    /// lower-numbered one not opened yet (RFC 9000 §3.2). Opening one that
-    /// is open already does nothing.
+    /// Call when the stack opens our bidirectional stream `id`: opens its
+    /// receive side and every lower-numbered one's (RFC 9000 §3.2).
     ///
     /// # Errors
-    /// [`Error::StreamState`] for a stream the peer initiates, one of our
-    /// unidirectional streams, or one of ours already closed;
-    /// [`Error::StreamLimit`] when that would make more than
-    /// `max_streams_bidi` of our own open at once (the receive sides of
-    /// our streams are bounded like the peer's, so they never take a slot
-    /// the peer may use). Nothing is opened then.
+    /// [`Error::StreamState`] for a peer's stream, our unidirectional ones or
+    /// one closed; [`Error::StreamLimit`] if more than `max_streams_bidi` of
+    /// ours would be open. Nothing is opened then.
     pub fn open_local_stream(&mut self, id: StreamId) -> Res<()> {
         if id.initiator() != self.role || id.direction() != Direction::Bidi {
             return Err(Error::StreamState(id));
@@ -267,8 +229,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(())
     }
 
-    /// Checks the stream a frame from the peer names, opening the peer's
-    /// new streams up to it. Returns true if it is open, false if closed.
+    /// Opens the peer's streams up to `id`; true if `id` is open, false if
+    /// closed.
     fn receiving(&mut self, id: StreamId) -> Res<bool> {
         if id.0 > crate::MAX_VARINT {
             return Err(Error::ValueTooLarge(id.0));
@@ -278,9 +240,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 return Err(Error::StreamState(id));
             }
         } else {
-            // Within MAX_STREAMS, at most `max_streams_*` of the peer's
-            // streams of a type are open, and at most `max_streams_bidi` of
-            // ours: opening these always finds room at the connection.
+            // MAX_STREAMS leaves the connection room for these.
             let new = self.remote[slot(id.direction())].open_through(id)?;
             for index in new {
                 let sid = StreamId::new(self.role.peer(), id.direction(), index);
@@ -290,13 +250,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(self.streams.contains_key(&id))
     }
 
-    /// A STREAM frame reached `end` on stream `id` (`fin` when it carried
-    /// FIN). Returns the newly consumed bytes (0 for a closed stream).
+    /// A STREAM frame reached `end` on `id`. Returns the newly consumed bytes
+    /// (0 if closed).
     ///
     /// # Errors
-    /// [`Error::StreamLimit`], [`Error::StreamState`] (see the type's
-    /// docs), or as [`ConnectionFlow::on_data`]; the data is not accounted
-    /// then (peer streams below a valid `id` stay opened).
+    /// [`Error::StreamLimit`], [`Error::StreamState`], or as
+    /// [`ConnectionFlow::on_data`]; the data is then not counted (lower peer
+    /// streams stay opened).
     pub fn on_data(&mut self, id: StreamId, end: u64, fin: bool) -> Res<u64> {
         if !self.receiving(id)? {
             self.check_closed(id, end, fin)?;
@@ -310,11 +270,9 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(new)
     }
 
-    /// The peer reset stream `id` with `final_size` (RESET_STREAM): the
-    /// final size counts against the connection limit, whatever was
-    /// buffered is released, and the stream closes. Works for a stream not
-    /// seen before (it opens and closes at once) and is ignored for a
-    /// closed one. Returns the newly consumed bytes.
+    /// The peer reset `id` with `final_size` (RESET_STREAM): counts it,
+    /// releases the buffered bytes and closes the stream. Returns the newly
+    /// consumed bytes (0 if closed).
     ///
     /// # Errors
     /// As [`ConnectionReceiver::on_data`] with FIN.
@@ -331,12 +289,11 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(new)
     }
 
-    /// The application read stream `id` up to `offset` (an offset).
-    /// Returns the bytes newly retired; 0 for a stream not open.
+    /// The application read `id` up to `offset` (not a count). Returns the
+    /// bytes newly retired (0 if not open).
     ///
     /// # Errors
-    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data
-    /// received.
+    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data received.
     pub fn retire_to(&mut self, id: StreamId, offset: u64) -> Res<u64> {
         let Some(e) = self.streams.get_mut(&id) else {
             return Ok(0);
@@ -346,12 +303,9 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(n)
     }
 
-    /// The stack is done with stream `id`'s receive side: read to the end,
-    /// or abandoned (it sends STOP_SENDING). Unread bytes are released. If
-    /// the final size is not known yet, the stream stays counted — what
-    /// arrives is released at once — until the final size comes (FIN or
-    /// RESET_STREAM); then, or now if known, the stream is forgotten and
-    /// the peer may open another of its type.
+    /// The stack is done with `id` (read to the end, or STOP_SENDING): unread
+    /// bytes are released, and once the final size is known the stream is
+    /// forgotten, letting the peer open another.
     pub fn close_stream(&mut self, id: StreamId) {
         let Some(e) = self.streams.get_mut(&id) else {
             return;
@@ -376,9 +330,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// A frame for closed stream `id` reached `end`: within the final size
-    /// known, and with FIN only at it (RFC 9000 §4.5), if it is one of the
-    /// streams whose final size is remembered.
+    /// FINAL_SIZE_ERROR if a frame contradicts closed `id`'s kept final size.
     fn check_closed(&self, id: StreamId, end: u64, fin: bool) -> Res<()> {
         if let Some(&known) = self.closed.get(&id)
             && (end > known || (fin && end != known))
@@ -396,8 +348,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             return;
         };
         match e.queue {
-            // Left in `due`, skipped there, and compacted away once such
-            // entries outnumber the live ones (amortized constant work).
+            // Skipped in `due`; compacted once stale entries dominate.
             Queue::Due => {
                 self.due_count -= 1;
                 if self.due.len() > 2 * self.due_count + 64 {
@@ -428,21 +379,17 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// The peer sent DATA_BLOCKED at `limit` (see
-    /// [`ReceiverFlowControl::blocked_received`]). Returns whether the
-    /// frame was recorded.
+    /// The peer sent DATA_BLOCKED at `limit`; returns whether it was recorded.
     pub fn data_blocked_received(&mut self, limit: u64) -> bool {
         self.flow.data_blocked_received(limit)
     }
 
-    /// The peer sent STREAM_DATA_BLOCKED for `id` at `limit`. Like a
-    /// STREAM frame it opens the peer's new streams up to `id` (RFC 9000
-    /// §3.2); frames for closed streams are ignored. Returns whether the
-    /// frame was recorded.
+    /// The peer sent STREAM_DATA_BLOCKED for `id` at `limit`, which opens the
+    /// peer's streams up to `id` like a STREAM frame. Returns whether it was
+    /// recorded.
     ///
     /// # Errors
-    /// [`Error::StreamState`] for a stream we only send on (§19.13) or one
-    /// of ours not opened yet, [`Error::StreamLimit`] beyond MAX_STREAMS.
+    /// [`Error::StreamState`] or [`Error::StreamLimit`], as for `on_data`.
     pub fn stream_data_blocked_received(&mut self, id: StreamId, limit: u64) -> Res<bool> {
         if !self.receiving(id)? {
             return Ok(false);
@@ -457,9 +404,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
         Ok(honoured)
     }
 
-    /// The peer sent STREAMS_BLOCKED for `direction` at `limit`. Returns
-    /// whether the frame names a limit we advertised; MAX_STREAMS follows
-    /// the peer's streams closing, not its requests.
+    /// The peer sent STREAMS_BLOCKED at `limit`: returns whether we advertised
+    /// it (MAX_STREAMS follows closes, not requests).
     pub fn streams_blocked_received(&self, direction: Direction, limit: u64) -> bool {
         self.remote[slot(direction)].blocked_received(limit)
     }
@@ -495,8 +441,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// Queues stream `id` if an update may be due: a held stream changed,
-    /// so it is tried again.
+    /// Queues `id` if an update may be due (a held one is retried).
     fn enqueue_if_due(&mut self, id: StreamId) {
         let Some(e) = self.streams.get_mut(&id) else {
             return;
@@ -514,8 +459,6 @@ impl<T: Tuner> ConnectionReceiver<T> {
         self.due_count += 1;
     }
 
-    /// Moves the held streams whose need the growth room now covers back
-    /// to `due`.
     fn wake_held(&mut self) {
         let room = self.flow.room();
         while let Some(&(need, id)) = self.held.first() {
@@ -531,8 +474,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// True when [`ConnectionReceiver::next_update`] would return a frame
-    /// (or try a stream whose update the budget may still hold back once).
+    /// Whether [`ConnectionReceiver::next_update`] may return a frame (false:
+    /// it would not).
     pub fn update_pending(&self) -> bool {
         self.due_count > 0
             || self
@@ -543,12 +486,8 @@ impl<T: Tuner> ConnectionReceiver<T> {
             || self.remote.iter().any(RemoteStreamLimit::update_due)
     }
 
-    /// The next MAX_STREAM_DATA / MAX_STREAMS / MAX_DATA to write, if any;
-    /// call in a loop while building a packet. Tuning, the connection
-    /// floor and budget caps happen here; `rtt` is `None` before the
-    /// stack's first RTT sample. A stream the budget holds back is not
-    /// tried again until the room it needs frees, it changes, or a
-    /// rebalancing pass runs.
+    /// The next MAX_STREAM_DATA / MAX_STREAMS / MAX_DATA to write; call in a
+    /// loop while building a packet. Tuning and the budget apply here.
     pub fn next_update(&mut self, now: Instant, rtt: Option<Rtt>) -> Option<UpdateFrame> {
         self.wake_held();
         while let Some(id) = self.due.pop_front() {
@@ -562,8 +501,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             match self.flow.stream_update_or_hold(&mut e.rx, now, rtt) {
                 Ok(limit) => {
                     e.queue = Queue::Idle;
-                    // A lost frame re-sent at its old limit may leave
-                    // another update due.
+                    // A lost frame's re-send may leave another update due.
                     self.enqueue_if_due(id);
                     return Some(UpdateFrame::MaxStreamData { id, limit });
                 }
@@ -593,24 +531,20 @@ impl<T: Tuner> ConnectionReceiver<T> {
             .map(UpdateFrame::MaxData)
     }
 
-    /// When [`ConnectionReceiver::on_timeout`] should next be called
-    /// (the budget's rebalancing pass); `None` while nothing is pending.
+    /// When to call [`ConnectionReceiver::on_timeout`]; `None` if not needed.
     pub fn next_timeout(&self) -> Option<Instant> {
         self.flow.next_timeout()
     }
 
-    /// The timer from [`ConnectionReceiver::next_timeout`] fired: runs the
-    /// rebalancing pass if it is due, then queues the streams whose
-    /// windows it raised. Check [`ConnectionReceiver::update_pending`]
-    /// after.
+    /// The timer from [`ConnectionReceiver::next_timeout`] fired: runs a due
+    /// rebalancing pass; then check [`ConnectionReceiver::update_pending`].
     pub fn on_timeout(&mut self, now: Instant, rtt: Option<Rtt>) {
         let streams = &mut self.streams;
         let ran = self.flow.on_timeout(now, rtt, |visit| {
             streams.values_mut().for_each(|e| visit(&mut e.rx));
         });
         if ran {
-            // The pass moved shares and windows: every held stream, and
-            // every stream whose window it raised, is tried again.
+            // A pass moves shares and windows: retry held and raised streams.
             self.held.clear();
             for (id, e) in &mut self.streams {
                 if matches!(e.queue, Queue::Held(_))

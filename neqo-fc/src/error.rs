@@ -1,4 +1,4 @@
-//! Errors a receiver raises, with the QUIC transport error code each maps to.
+//! Errors, with the QUIC transport error code each maps to.
 
 use std::fmt;
 
@@ -7,56 +7,46 @@ use crate::StreamId;
 /// QUIC transport error code (RFC 9000 §20.1).
 pub type TransportErrorCode = u64;
 
-/// A flow-control violation or an invalid value. Every fallible call in this
-/// crate returns one of these instead of panicking; the state of the
-/// controller is left exactly as it was before the failing call.
+/// A flow-control violation or invalid value; the failing call changed nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// The peer sent data beyond the advertised limit (RFC 9000 §4.1):
-    /// close the connection with FLOW_CONTROL_ERROR (0x03).
+    /// Data beyond our limit (RFC 9000 §4.1): FLOW_CONTROL_ERROR (0x03).
     FlowControl {
         /// The offset (stream) or byte count (connection) the peer reached.
         received: u64,
         /// The limit we had advertised.
         limit: u64,
     },
-    /// The final size of a stream changed, or data was received beyond it,
-    /// or the final size lies below data already received (RFC 9000 §4.5):
-    /// FINAL_SIZE_ERROR (0x06).
+    /// A changed final size, data beyond it, or a final size below data
+    /// received (RFC 9000 §4.5): FINAL_SIZE_ERROR (0x06).
     FinalSize {
-        /// The final size known before this call (or the highest received
-        /// offset when the new final size lies below it).
+        /// The final size known before (or the highest offset received).
         known: u64,
         /// The conflicting value the peer sent.
         received: u64,
     },
-    /// A value does not fit a QUIC variable-length integer (≥ 2^62,
-    /// RFC 9000 §16, §19.8): FRAME_ENCODING_ERROR (0x07).
+    /// A value ≥ 2^62 (RFC 9000 §16): FRAME_ENCODING_ERROR (0x07).
     ValueTooLarge(u64),
-    /// The peer opened a stream beyond the MAX_STREAMS limit for its type
-    /// (RFC 9000 §4.6): STREAM_LIMIT_ERROR (0x04).
+    /// A peer's stream beyond MAX_STREAMS (RFC 9000 §4.6): STREAM_LIMIT_ERROR
+    /// (0x04).
     StreamLimit {
         /// The stream the peer used.
         id: StreamId,
         /// The limit we had advertised for streams of its type.
         limit: u64,
     },
-    /// A frame for a stream in a state that cannot receive it
-    /// (RFC 9000 §19.8, §19.4): data on a locally initiated stream we have
-    /// not opened, or on one of our own unidirectional (send-only) streams:
-    /// STREAM_STATE_ERROR (0x05).
+    /// A frame on a stream that cannot receive it (RFC 9000 §19.8, §19.4): one
+    /// of ours not opened yet or send-only. STREAM_STATE_ERROR (0x05).
     StreamState(StreamId),
-    /// The embedding stack opened a stream with an initial limit above the
-    /// configured `max_stream_window`: a local configuration error,
-    /// INTERNAL_ERROR (0x01).
+    /// The stack opened a stream with an initial limit above
+    /// `max_stream_window`: INTERNAL_ERROR (0x01).
     InitialLimitAboveMax {
         /// The initial limit asked for.
         limit: u64,
         /// `max_stream_window`.
         max: u64,
     },
-    /// The embedding stack tried to retire bytes that were never received:
-    /// a local bug, reported as INTERNAL_ERROR (0x01) rather than a panic.
+    /// The stack retired unreceived bytes (a local bug): INTERNAL_ERROR (0x01).
     RetiredBeyondReceived {
         /// Offset (stream) or count (connection) the caller tried to retire.
         retired: u64,

@@ -1,11 +1,8 @@
-//! Exact rational fractions for thresholds and ratios (update fraction,
-//! seed fraction, connection floor), so configuration never needs floats.
+//! Exact fractions for configured ratios, so configuration needs no floats.
 
 use crate::math::mul_div;
 
-/// A non-negative rational `num / den` with `den > 0`.
-///
-/// Invariant: `den ≥ 1` (the constructor rejects zero denominators).
+/// A non-negative rational `num / den` with `den ≥ 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fraction {
     num: u32,

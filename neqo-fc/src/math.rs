@@ -15,17 +15,13 @@ pub(crate) fn nanos(d: Duration) -> u64 {
         .saturating_add(u64::from(d.subsec_nanos()))
 }
 
-/// `⌊a × b / c⌋`, saturating at `u64::MAX`; `c == 0` is treated as `c == 1`.
-///
-/// Uses the direct product when it fits in 64 bits (the common case) and
-/// otherwise a 128-bit product built from 32-bit halves and a shift-subtract
-/// division, so the result is exact for every input.
+/// `⌊a × b / c⌋`, exact and saturating at `u64::MAX`; `c == 0` counts as 1.
 #[must_use]
 pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
     mul_div_rem(a, b, c).0
 }
 
-/// `⌈a × b / c⌉`, saturating at `u64::MAX`; `c == 0` is treated as `c == 1`.
+/// `⌈a × b / c⌉`, likewise.
 #[must_use]
 pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
     match mul_div_rem(a, b, c) {
@@ -34,7 +30,8 @@ pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// Quotient (saturating) and whether the remainder is non-zero.
+/// Quotient (saturating) and whether the remainder is non-zero; beyond 64 bits,
+/// a 128-bit product and a shift-subtract division.
 fn mul_div_rem(a: u64, b: u64, c: u64) -> (u64, bool) {
     let c = c.max(1);
     if let Some(p) = a.checked_mul(b) {

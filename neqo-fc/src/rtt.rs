@@ -2,15 +2,11 @@
 
 use std::time::Duration;
 
-/// RTT figures from the stack's RFC 9002 §5 estimator, once it has at
-/// least one sample. The crate never measures time itself.
+/// RTT figures from the stack's RFC 9002 §5 estimator; the crate never measures
+/// time. Calls that tune take `Option<Rtt>`: `None` (no sample yet) tunes no
+/// window, though updates are still sent.
 ///
-/// Calls that tune take `Option<Rtt>`: `None` means the stack has no RTT
-/// sample yet (RFC 9002 §5.1 before the first one, or an estimator that
-/// reports zero), and no window is tuned then — updates are still sent.
-///
-/// Invariant (kept by the constructors, fields private):
-/// `0 < min ≤ smoothed`.
+/// Invariant: `0 < min ≤ smoothed` (fields private).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rtt {
     smoothed: Duration,
@@ -18,18 +14,15 @@ pub struct Rtt {
 }
 
 impl Rtt {
-    /// `smoothed_rtt` and `min_rtt` of a stack that has a sample, or
-    /// `None` when `min` is zero or exceeds `smoothed` (no estimator
-    /// produces that pair; RFC 9002 §5.3 keeps smoothed ≥ … ≥ min once
-    /// ack delays are accounted — a stack that can produce it should pass
+    /// From `smoothed_rtt` and `min_rtt`; `None` if `min` is zero or above
+    /// `smoothed` (a stack that can produce that should pass
     /// `Rtt::new(smoothed.max(min), min)`).
     #[must_use]
     pub fn new(smoothed: Duration, min: Duration) -> Option<Self> {
         (!min.is_zero() && min <= smoothed).then_some(Self { smoothed, min })
     }
 
-    /// One RTT figure used as both the smoothed and the minimum RTT;
-    /// `None` for zero.
+    /// One sample as both smoothed and minimum RTT; `None` for zero.
     #[must_use]
     pub fn from_sample(rtt: Duration) -> Option<Self> {
         Self::new(rtt, rtt)
@@ -41,33 +34,29 @@ impl Rtt {
         self.smoothed
     }
 
-    /// `min_rtt` (RFC 9002 §5.2): the path's base round trip, the right
-    /// denominator for a bandwidth-delay product. Never zero.
+    /// `min_rtt` (RFC 9002 §5.2): the base round trip, the denominator for a
+    /// bandwidth-delay product. Never zero.
     #[must_use]
     pub const fn min(&self) -> Duration {
         self.min
     }
 
-    /// Queueing delay: `smoothed − min` (the standing queue the path holds
-    /// on average, as a time).
+    /// Queueing delay: `smoothed − min`.
     #[must_use]
     pub fn queueing(&self) -> Duration {
         self.smoothed - self.min
     }
 
-    /// The path shows no queue yet: queueing delay at most an eighth of
-    /// the base RTT (HyStart++, RFC 9406 §4.2, leaves slow start once a
-    /// round's RTT rises by an eighth of the last round's minimum, clamped
-    /// to 4–16 ms). A sender in slow start is then still short of the
-    /// bottleneck.
+    /// No queue yet: queueing delay ≤ an eighth of the base RTT (HyStart++'s
+    /// slow-start exit, RFC 9406 §4.2), so a slow-start sender is still short
+    /// of the bottleneck.
     #[must_use]
     pub(crate) fn queue_free(&self) -> bool {
         self.queueing() <= self.min / 8
     }
 
-    /// The path holds a standing queue of at least one base RTT: data
-    /// already queued keeps the bottleneck busy for longer than a frame
-    /// from the receiver takes to reach the sender (half a base RTT).
+    /// A standing queue of ≥ one base RTT: queued data keeps the bottleneck
+    /// busy longer than a receiver's frame takes to reach the sender.
     #[must_use]
     pub(crate) fn standing_queue(&self) -> bool {
         self.queueing() >= self.min

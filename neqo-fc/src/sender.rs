@@ -1,15 +1,11 @@
-//! Send-side flow control (RFC 9000 §4.1): the credit the peer granted us
-//! and the *_BLOCKED signal when it runs out.
+//! Send-side flow control (RFC 9000 §4.1): the peer's credit and *_BLOCKED.
 
 use crate::{FlowSubject, MAX_VARINT};
 
-/// Send-side flow control for the connection (`S = Connection`) or one
-/// stream (`S = StreamId`).
+/// Send-side flow control for the connection or one stream.
 ///
-/// Invariants: `used ≤ limit ≤ 2^62 − 1`; `limit` only rises (a MAX_* frame
-/// that does not raise it is ignored, RFC 9000 §4.1); at most one
-/// *_BLOCKED is reported per limit, re-armed only if that frame is lost;
-/// a report is only ever pending for the current limit.
+/// Invariants: `used ≤ limit ≤ 2^62 − 1`; `limit` only rises (RFC 9000 §4.1);
+/// at most one *_BLOCKED per limit, re-armed only if lost.
 #[derive(Clone, Debug)]
 pub struct SenderFlowControl<S> {
     subject: S,
@@ -22,8 +18,7 @@ pub struct SenderFlowControl<S> {
 }
 
 impl<S: FlowSubject> SenderFlowControl<S> {
-    /// Credit starts at the peer's transport parameter `initial_limit`
-    /// (clamped to 2^62 − 1).
+    /// Credit from the peer's transport parameter, clamped to 2^62 − 1.
     #[must_use]
     pub fn new(subject: S, initial_limit: u64) -> Self {
         Self {
@@ -55,17 +50,15 @@ impl<S: FlowSubject> SenderFlowControl<S> {
         self.limit - self.used
     }
 
-    /// Uses up to `count` bytes of credit and returns how many were granted
-    /// (`min(count, available)`).
+    /// Uses up to `count` bytes of credit; returns how many were granted.
     pub fn consume(&mut self, count: u64) -> u64 {
         let granted = count.min(self.available());
         self.used += granted;
         granted
     }
 
-    /// A MAX_DATA / MAX_STREAM_DATA arrived. Returns true if it raised the
-    /// limit; lower or equal values (late, duplicate, reordered) are ignored.
-    /// Values above 2^62 − 1 are clamped (the codec rejects them earlier).
+    /// A MAX_DATA / MAX_STREAM_DATA arrived; returns true if it raised the
+    /// limit (others are ignored).
     pub fn update(&mut self, limit: u64) -> bool {
         let limit = limit.min(MAX_VARINT);
         if limit <= self.limit {
@@ -87,16 +80,10 @@ impl<S: FlowSubject> SenderFlowControl<S> {
         true
     }
 
-    /// The application has written data up to the limit and has more,
-    /// although some of that credit is not on the wire yet: arms a
-    /// *_BLOCKED report once per limit, like [`Self::blocked`] does when
-    /// the credit is all sent. For a stack that counts credit when the
-    /// application writes into its send buffer, as neqo does
-    /// (`send_stream.rs`: the credit is consumed in `send`, and a stream
-    /// reports itself blocked after each STREAM frame it sends once the
-    /// written data reached the limit), so its peer hears of the limit
-    /// about a round trip before the data has reached it. Returns true if
-    /// it armed one.
+    /// As [`Self::blocked`], for a stack that consumes credit when the
+    /// application writes (as neqo does): call it once writes reached the
+    /// limit with more waiting, so the peer hears of the limit a round trip
+    /// sooner.
     pub fn blocked_by_writes(&mut self) -> bool {
         if self.blocked_at == Some(self.limit) {
             return false;
@@ -116,8 +103,7 @@ impl<S: FlowSubject> SenderFlowControl<S> {
         self.blocked_pending = false;
     }
 
-    /// The *_BLOCKED frame reporting `limit` was lost: report again if we
-    /// are still blocked at that same limit.
+    /// The *_BLOCKED at `limit` was lost: re-arm it if still blocked there.
     pub fn blocked_lost(&mut self, limit: u64) {
         if self.blocked_at == Some(limit) && self.limit == limit {
             self.blocked_pending = true;

@@ -1,28 +1,21 @@
-//! How many streams of one type the peer may open (RFC 9000 §4.6): the
-//! MAX_STREAMS limit we advertise, by stream index, raised as the peer's
-//! streams close.
+//! The MAX_STREAMS limit on the peer's streams of one type (RFC 9000 §4.6).
 
 use crate::{Direction, Error, Res, StreamId, config::MAX_STREAMS};
 
-/// The limit on one type of peer-initiated streams (bidirectional or
-/// unidirectional).
+/// The MAX_STREAMS limit on one type of the peer's streams, by stream index.
 ///
-/// Invariants: `next_index ≤ advertised ≤ 2^60`; `advertised` never
-/// decreases; `closed ≤ next_index`; `advertised ≤ closed + concurrent`
-/// once an update is sent, so at most `concurrent` of these streams are
-/// open at once.
+/// Invariants: `next_index ≤ advertised ≤ 2^60`; `advertised` never decreases;
+/// `closed ≤ next_index`; once an update is sent
+/// `advertised ≤ closed + concurrent` (at most `concurrent` open at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RemoteStreamLimit {
     direction: Direction,
-    /// Streams of this type the peer may have open at once (our
-    /// `initial_max_streams_*`).
+    /// Streams the peer may have open at once (`initial_max_streams_*`).
     concurrent: u64,
-    /// The MAX_STREAMS value advertised: stream indices below it may be
-    /// opened.
+    /// The MAX_STREAMS value advertised: indices below it may be opened.
     advertised: u64,
     /// One past the highest index the peer opened.
     next_index: u64,
-    /// Streams of this type closed so far.
     closed: u64,
     /// Highest MAX_STREAMS the peer acknowledged.
     acked: u64,
@@ -31,9 +24,8 @@ pub(crate) struct RemoteStreamLimit {
 }
 
 impl RemoteStreamLimit {
-    /// The limit for `direction` with `concurrent` streams at once (the
-    /// transport parameter, so also the first advertised value; at most
-    /// 2^60).
+    /// The limit for `direction`, `concurrent` (at most 2^60) streams at once;
+    /// also the first advertised value.
     #[must_use]
     pub(crate) fn new(direction: Direction, concurrent: u64) -> Self {
         let concurrent = concurrent.min(MAX_STREAMS);
@@ -48,29 +40,24 @@ impl RemoteStreamLimit {
         }
     }
 
-    /// The stream type this limits.
     pub(crate) fn direction(&self) -> Direction {
         self.direction
     }
 
-    /// The MAX_STREAMS value in force.
     pub(crate) fn advertised(&self) -> u64 {
         self.advertised
     }
 
-    /// One past the highest stream index the peer has opened.
     #[cfg(test)]
     pub(crate) fn next_index(&self) -> u64 {
         self.next_index
     }
 
-    /// Checks that the peer may use stream `id` (of this type) and, if it
-    /// is new, marks it and every lower-numbered stream of its type as
-    /// opened (RFC 9000 §3.2). Returns the indices newly opened.
+    /// Checks that the peer may use `id` and opens it and every lower stream of
+    /// its type (RFC 9000 §3.2); returns the indices newly opened.
     ///
     /// # Errors
-    /// [`Error::StreamLimit`] when `id`'s index is at or beyond the
-    /// advertised limit; nothing changes then.
+    /// [`Error::StreamLimit`] if `id`'s index ≥ the limit; nothing changes.
     pub(crate) fn open_through(&mut self, id: StreamId) -> Res<std::ops::Range<u64>> {
         let index = id.index();
         if index >= self.advertised {
@@ -84,7 +71,6 @@ impl RemoteStreamLimit {
         Ok(from..self.next_index)
     }
 
-    /// A stream of this type closed: the peer may open another.
     pub(crate) fn on_closed(&mut self) {
         self.closed = (self.closed + 1).min(self.next_index);
     }
@@ -93,8 +79,7 @@ impl RemoteStreamLimit {
         self.closed.saturating_add(self.concurrent).min(MAX_STREAMS)
     }
 
-    /// True when a MAX_STREAMS frame should be sent: a stream closed since
-    /// the last one, or the last one was lost.
+    /// True when MAX_STREAMS is due: a stream closed since, or it was lost.
     pub(crate) fn update_due(&self) -> bool {
         self.resend_pending || self.target() > self.advertised
     }
@@ -109,21 +94,18 @@ impl RemoteStreamLimit {
         Some(self.advertised)
     }
 
-    /// The peer sent STREAMS_BLOCKED at `limit`. Returns false for a limit
-    /// above the advertised one (no honest peer is blocked there). Nothing
-    /// else to do: MAX_STREAMS follows closes, not requests.
+    /// The peer sent STREAMS_BLOCKED at `limit`: false above our limit (no
+    /// honest peer is blocked there); MAX_STREAMS follows closes, not requests.
     pub(crate) fn blocked_received(&self, limit: u64) -> bool {
         limit <= self.advertised
     }
 
-    /// The packet carrying MAX_STREAMS `limit` was lost.
     pub(crate) fn update_lost(&mut self, limit: u64) {
         if limit == self.advertised && self.acked < limit {
             self.resend_pending = true;
         }
     }
 
-    /// The packet carrying MAX_STREAMS `limit` was acknowledged.
     pub(crate) fn update_acked(&mut self, limit: u64) {
         self.acked = self.acked.max(limit);
         if self.acked >= self.advertised {

@@ -1,5 +1,4 @@
-//! What a flow controller limits (the whole connection or one stream), and
-//! QUIC stream identifiers as RFC 9000 §2.1 defines them.
+//! Flow subjects (connection or stream) and QUIC stream IDs (RFC 9000 §2.1).
 
 use std::fmt;
 
@@ -32,18 +31,14 @@ pub enum Direction {
     Uni,
 }
 
-/// A QUIC stream identifier (RFC 9000 §2.1): the two low bits name the
-/// initiator (bit 0: server) and the direction (bit 1: unidirectional); the
-/// rest is the stream's index among streams of that type.
-///
-/// Any `u64` is accepted; values ≥ 2^62 never reach a controller (the
-/// codec rejects them, and so does every call that takes a stream).
+/// A QUIC stream ID (RFC 9000 §2.1): bit 0 is the initiator (1: server), bit 1
+/// the direction (1: unidirectional), the rest the index. Calls reject values ≥
+/// 2^62.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StreamId(pub u64);
 
 impl StreamId {
-    /// The `index`-th stream opened by `initiator` in `direction`.
-    /// Saturates for indices ≥ 2^62 (never valid on the wire).
+    /// The `index`-th stream of its type; saturates for indices ≥ 2^62.
     #[must_use]
     pub const fn new(initiator: Role, direction: Direction, index: u64) -> Self {
         let low = match initiator {
@@ -81,16 +76,13 @@ impl StreamId {
         }
     }
 
-    /// The stream's position among streams of its type (initiator and
-    /// direction): the number that MAX_STREAMS limits (RFC 9000 §4.6).
+    /// Index within its type: the number MAX_STREAMS limits (RFC 9000 §4.6).
     #[must_use]
     pub const fn index(self) -> u64 {
         self.0 >> 2
     }
 
-    /// True if `role`'s peer can send on this stream, i.e. an endpoint in
-    /// `role` has a receive side for it: every bidirectional stream, and
-    /// unidirectional streams the peer opened.
+    /// True if an endpoint in `role` receives on this stream.
     #[must_use]
     pub(crate) fn has_receive_side(self, role: Role) -> bool {
         self.direction() == Direction::Bidi || self.initiator() != role
@@ -146,11 +138,8 @@ mod sealed {
     impl Sealed for super::StreamId {}
 }
 
-/// The two subjects a controller can limit: [`Connection`] and
-/// [`StreamId`]. Sealed: the controllers' subject-specific calls
-/// (`on_data`/`retire_to` for a stream, `consume`/`add_retired` for the
-/// connection) exist only for these two, so a stack converts its own
-/// stream-id type into [`StreamId`].
+/// The two subjects a controller can limit (sealed: convert your own stream ID
+/// type into [`StreamId`]).
 pub trait FlowSubject: Copy + fmt::Debug + sealed::Sealed {
     /// The subject as a value.
     fn subject(&self) -> Subject;

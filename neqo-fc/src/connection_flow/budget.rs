@@ -1,22 +1,5 @@
-//! The memory budget and the connection floor: how much stream credit a
-//! connection lets the peer hold at once, how it is shared among the
-//! streams that read, when idle streams give theirs back, and how far the
-//! connection window stays above the streams'.
-//!
-//! The rebalancing pass runs on its own timer: once per smoothed RTT (a
-//! quarter RTT early when a share is stale) it measures the connection's
-//! need, finds the streams that read, returns idle and slow-reading
-//! streams toward their seed, lets the streams still reading inherit the
-//! share of the ones that stopped, and gives streams still waiting for
-//! their first byte the seed the budget owed them.
-//!
-//! Timer contract: [`ConnectionFlow::next_timeout`] says when the pass is
-//! due (`None`: no pass pending — no budget, reclaim off, or no RTT sample
-//! seen yet); when the stack's clock reaches it, it calls
-//! [`ConnectionFlow::on_timeout`] with every open stream, then writes the
-//! updates that became due. Calling early is harmless (nothing happens);
-//! calling late only delays the pass; right after `on_timeout(now, ..)`,
-//! `next_timeout()` is never at or before `now`.
+//! The memory budget, the connection floor and the rebalancing pass
+//! ([`ConnectionFlow::next_timeout`], [`ConnectionFlow::on_timeout`]).
 
 use std::time::{Duration, Instant};
 
@@ -25,35 +8,19 @@ use crate::{ChangeReason, Fraction, Rtt, Tuner, WindowChange, math};
 
 /// Settings of the memory budget (see [`crate::ConnectionFlow`]).
 ///
-/// The budget bounds the credit outstanding summed over open streams,
-/// `Σ (limit − retired)`, which bounds what the peer can make us buffer.
-/// Its value at any time is
-///
-/// ```text
-///   open streams × initial_stream_window              // promised at the handshake
-/// + min(ceiling, multiple × estimate)                 // shared room to grow
-/// ```
-///
-/// The first term is what the transport parameters already promised (every
-/// stream the peer opens starts with `initial_max_stream_data`); the
-/// second is shared growth, a multiple of the connection's estimated need
-/// (about 1.5 × the bytes the application reads per RTT), bounded by a hard
-/// ceiling. The peer opens at most `max_streams_bidi + max_streams_uni`
-/// streams at once ([`crate::Config`]), so it can make us hold at most
-/// `(max_streams_bidi + max_streams_uni + our open bidirectional streams)
-/// × initial_stream_window + ceiling` bytes.
+/// It bounds the credit outstanding over open streams, `Σ (limit − retired)`,
+/// at `open streams × initial_stream_window + min(ceiling, multiple ×
+/// estimate)`, so the peer can make us buffer at most `(max_streams_bidi +
+/// max_streams_uni + our open bidirectional streams) × initial_stream_window +
+/// ceiling` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Growth budget as a multiple of the connection's estimated need
-    /// (default 3: streams that stop reading may keep up to one
-    /// connection's worth of credit while the ones still reading need
-    /// another, plus slack for the ramp).
+    /// Growth as a multiple of the estimated need (default 3).
     pub multiple: Fraction,
     /// Hard ceiling of the growth part in bytes (default 64 MiB).
     pub ceiling: u64,
-    /// A stream whose application retired nothing for this many smoothed
-    /// RTTs — or retired far less than its window — returns toward its
-    /// seed window (default 4). Zero disables reclaim.
+    /// Smoothed RTTs without reads (or with reads far below its window) after
+    /// which a stream returns toward its seed (default 4; 0 disables reclaim).
     pub idle_rtts: u32,
 }
 
@@ -68,8 +35,7 @@ impl Default for Budget {
 }
 
 impl Budget {
-    /// The budget in force for an estimated need, the number of open
-    /// streams and the initial stream window (saturating).
+    /// The budget in bytes for these inputs (saturating).
     #[must_use]
     pub fn limit(&self, estimate: u64, open_streams: u64, initial_stream_window: u64) -> u64 {
         let promised = open_streams.saturating_mul(initial_stream_window);
@@ -78,19 +44,10 @@ impl Budget {
     }
 }
 
-/// The credit a connection has given its streams, as the budget counts it.
-///
-/// Invariants while every stream passed in was opened by this connection
-/// and is closed once (at most [`crate::Config::max_open_streams`] are
-/// open, each with credit and initial limit ≤ `max_stream_window`, and
-/// [`crate::Config::validate`] bounds that product by 2^62 − 1, so the
-/// sums are exact). A stream from another connection, or a clone closed
-/// twice, makes the books wrong but never panics: every step saturates.
-/// - `promised = Σ initial limit` over open streams: what the transport
-///   parameters promised them;
-/// - `committed = Σ credit` over open streams;
-/// - `beyond_initial = Σ max(0, credit − initial limit)`: the credit beyond
-///   the promise, which the growth budget bounds.
+/// The stream credit given over open streams, as the budget counts it:
+/// `promised = Σ initial limit`, `committed = Σ credit`,
+/// `beyond_initial = Σ max(0, credit − initial limit)`. Exact while each stream
+/// is this connection's and closed once; else wrong, never a panic.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ledger {
     pub(crate) open: u64,
@@ -119,7 +76,6 @@ impl Ledger {
             .saturating_add(after.saturating_sub(initial));
     }
 
-    /// A stream holding `credit` closed.
     pub(crate) fn close(&mut self, credit: u64, initial: u64) {
         self.open = self.open.saturating_sub(1);
         self.promised = self.promised.saturating_sub(initial);
@@ -141,20 +97,16 @@ pub(super) struct PassState {
     conn_mark: (u64, u64),
     /// Streams that read something in the last pass (≥ 1).
     active: u64,
-    /// The measured need has stopped growing once (the start-up ramp is
-    /// over): from then on a stream's share may go below its seed.
+    /// The need stopped growing once (ramp over): shares may go below seeds.
     ramped: bool,
     /// `connection_floor ×` the bytes moved per RTT at the last pass.
     last_need: u64,
-    /// Since the last pass a stream reported *_BLOCKED at a limit its
-    /// share set, and the data bore the report out.
+    /// A *_BLOCKED at a share limit since the last pass, borne out by data.
     pub(super) share_blocked: bool,
-    /// Streams that retired something since the last pass.
     pub(super) readers_since_pass: u64,
 }
 
 impl<T: Tuner> ConnectionFlow<T> {
-    /// True when this connection runs rebalancing passes.
     fn rebalancing(&self) -> bool {
         self.config.budget.is_some_and(|b| b.idle_rtts > 0)
     }
@@ -172,11 +124,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.pass.active = self.pass.active.max(1);
     }
 
-    /// A stream blocked at its share while fewer than a quarter of the
-    /// streams that read in the last pass have read since: the others
-    /// stopped reading and the share is stale, so the pass may come a
-    /// quarter RTT after the last one rather than a whole RTT — at most
-    /// four passes per RTT, however many *_BLOCKED arrive.
+    /// A quarter RTT after the last pass while the share is stale: a stream
+    /// blocked at it and under a quarter of the last pass's readers read since.
     fn early_pass_at(&self) -> Option<Instant> {
         let (last, srtt) = self.pass.last?;
         (self.pass.share_blocked
@@ -185,9 +134,11 @@ impl<T: Tuner> ConnectionFlow<T> {
             .flatten()
     }
 
-    /// When [`ConnectionFlow::on_timeout`] should next be called; `None`
-    /// while no pass is pending (no budget or reclaim, no RTT sample seen
-    /// yet, or no stream open: nothing to rebalance).
+    /// When to call [`ConnectionFlow::on_timeout`] next: a smoothed RTT after
+    /// the last pass, or a quarter RTT when a stream blocks at a stale share;
+    /// `None` while no pass is pending (no budget or reclaim, no RTT sample
+    /// yet, or no stream open). Early calls are harmless and late ones delay
+    /// the pass; right after `on_timeout(now, ..)` this is later than `now`.
     pub fn next_timeout(&self) -> Option<Instant> {
         if self.ledger.open == 0 {
             return None;
@@ -196,30 +147,19 @@ impl<T: Tuner> ConnectionFlow<T> {
         Some(self.early_pass_at().map_or(next, |early| early.min(next)))
     }
 
-    /// The timer from [`ConnectionFlow::next_timeout`] fired: runs the
-    /// rebalancing pass if it is due at `now`. `for_each` must call its
-    /// argument once for every open stream of this connection (it is
-    /// called twice per pass), e.g.
-    /// `|visit| streams.values_mut().for_each(|s| visit(s))`. Windows
-    /// change; limits never shrink (credit already granted stays). Returns
-    /// true if a pass ran; then check the streams for due updates.
-    ///
-    /// - A stream whose application retired nothing for `idle_rtts` RTTs
-    ///   returns to its seed window; one that retired less than half its
-    ///   window per RTT over `idle_rtts` RTTs, with data waiting unread,
-    ///   shrinks to twice what it used.
-    /// - Streams that are reading share the connection's measured need
-    ///   (the estimate without the initial connection window, a guess made
-    ///   before any data flowed): each busy one is raised to at least
-    ///   `measured / (floor × active streams)` (within the cap), so when
-    ///   others stall the ones still reading inherit their share at once
-    ///   instead of ramping up.
-    /// - A stream that has received nothing yet (one we opened ourselves,
-    ///   a request whose response has not started) and whose seed the
-    ///   budget could not cover, at open or at its first update, is raised
-    ///   toward that seed within the room free now — at least far enough
-    ///   for an update to be due — so its credit goes out before its
-    ///   response starts.
+    /// Runs the rebalancing pass if due at `now`; returns true if it ran (then
+    /// streams may have updates due). `for_each` must call its argument once
+    /// per open stream, e.g.
+    /// `|visit| streams.values_mut().for_each(|s| visit(s))`. Windows change;
+    /// limits never shrink. A pass:
+    /// - returns a stream that read nothing for `idle_rtts` RTTs to its seed,
+    ///   and one that read under half its window per RTT, with data unread, to
+    ///   twice what it read;
+    /// - raises each window-limited reader to its share of the measured need
+    ///   (within the cap), so readers take over stalled streams' shares at
+    ///   once;
+    /// - raises a stream that has received nothing yet toward the seed the
+    ///   budget owed it, so its credit is out before its response starts.
     pub fn on_timeout<F>(&mut self, now: Instant, rtt: Option<Rtt>, mut for_each: F) -> bool
     where
         F: FnMut(&mut dyn FnMut(&mut StreamReceiver)),
@@ -232,11 +172,8 @@ impl<T: Tuner> ConnectionFlow<T> {
             return false;
         }
         let Some(rtt) = rtt else {
-            // Due, but the stack lost its RTT sample (it can, e.g. a zero
-            // minimum): skip this pass rather than leave a timer in the
-            // past for the stack to spin on.
-            // The early pass is skipped with it: its trigger would
-            // otherwise still put the timer at or before `now`.
+            // Due but no RTT sample (e.g. a zero minimum): skip the pass, early
+            // trigger included, so the timer does not stay at or before `now`.
             let srtt = self.pass.last.map_or(Duration::from_millis(1), |(_, s)| s);
             self.pass.next = now.checked_add(srtt);
             self.pass.share_blocked = false;
@@ -248,9 +185,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.pass.next = now.checked_add(srtt);
         self.pass.last = Some((now, srtt));
         self.pass.readers_since_pass = 0;
-        // The aggregate rate over the last pass, scaled to one RTT: bytes
-        // both received and retired (the smaller count), so neither data
-        // parked unread nor a burst of reading old data inflates it.
+        // Bytes both received and retired (the smaller): neither unread data
+        // nor reading a backlog inflates the rate.
         let interval = now
             .saturating_duration_since(then)
             .max(Duration::from_micros(1));
@@ -260,9 +196,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         // Scaled by the base RTT: queueing delay is not a need.
         let per_rtt = math::mul_div(moved, math::nanos(rtt.min()), math::nanos(interval));
         let need = self.config.connection_floor.of_ceil(per_rtt);
-        // The start-up ramp is over once the measured need stops growing
-        // (within an eighth of the last pass's) — a doubling sender grows
-        // it ×2 per RTT until the path or the reader limits it.
+        // The ramp ends once the need grows by at most an eighth in a pass.
         let last_need = self.pass.last_need;
         if need > 0 && last_need > 0 && need <= last_need.saturating_add(last_need / 8) {
             self.pass.ramped = true;
@@ -271,18 +205,14 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.note_need(need);
         let idle_after = srtt.saturating_mul(budget.idle_rtts);
         let mut active = 0u64;
-        // The passes below move no credit (windows only), so the room for
-        // owed seeds is the room now.
+        // Neither loop moves credit: the room for owed seeds is the room now.
         let mut room = self.room();
         let stream_cap = self.config.max_stream_window;
         let changes = &mut self.changes;
         for_each(&mut |e: &mut StreamReceiver| {
             let used = e.fc.retired() - e.retired_at_mark;
             e.retired_at_mark = e.fc.retired();
-            // Window-limited: it read at least a quarter of its window per
-            // RTT in this pass and little is waiting unread. A slow reader
-            // has its window full of unread data and could not use more.
-            // Per RTT, as passes can come early (a stale share).
+            // Window-limited: read ≥ window / 4 per RTT, little left unread.
             let used_per_rtt = math::mul_div(used, math::nanos(srtt), math::nanos(interval));
             e.busy = used > 0
                 && used_per_rtt >= e.fc.window() / 4
@@ -302,11 +232,8 @@ impl<T: Tuner> ConnectionFlow<T> {
                 let want = e.peak_in_period.saturating_mul(2).max(e.seed);
                 e.peak_in_period = 0;
                 e.passes = 0;
-                // Slow *reader*: data waits unread. A stream whose buffer
-                // is empty reads all it gets; its sender (or the sender's
-                // scheduler, sharing the link with other streams) is what
-                // is slow, and a smaller window would only make its next
-                // burst look like excess to the tuner.
+                // Shrink only slow *readers*: an empty buffer means a slow
+                // sender, whose next burst would then look like excess.
                 let reader_behind = e.fc.unretired() >= e.fc.window() / 4;
                 (reader_behind && want < e.fc.window() / 2).then_some(want)
             } else {
@@ -347,19 +274,11 @@ impl<T: Tuner> ConnectionFlow<T> {
     }
 
     /// The most credit one stream may hold while several read:
-    /// `max(floor, estimate / active streams)` with a budget, where the
-    /// floor is the stream's seed during the start-up ramp (the estimate
-    /// trails a doubling sender) and `update_fraction × initial window`
-    /// after it (so streams that stall park little); unbounded without a
-    /// budget or while at most one stream reads.
-    ///
-    /// During the ramp, while the path shows no queue
-    /// ([`Rtt::queue_free`]), the share is twice that: the estimate is
-    /// measured over the last pass, a round trip behind a sender that
-    /// doubles every round trip, and with no queue yet that sender is
-    /// still short of the bottleneck, so holding it to the last round's
-    /// rate only costs time. Once a queue forms, the plain share brakes
-    /// the overshoot.
+    /// `estimate / active`, at least the seed during the ramp and
+    /// `update_fraction × initial` after; unbounded without a budget or with
+    /// one reader. Doubled during the ramp on a queue-free path
+    /// ([`Rtt::queue_free`]): the estimate trails a doubling sender still short
+    /// of the bottleneck.
     pub(super) fn stream_share_cap(&self, seed: u64, initial: u64, rtt: Option<Rtt>) -> u64 {
         if self.config.budget.is_none() || self.pass.active <= 1 {
             return u64::MAX;
@@ -377,11 +296,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         share.max(seed)
     }
 
-    /// Keeps the connection window ≥ floor × the largest stream window
-    /// and — with a budget — ≥ [`Self::covered_credit`] (divided by
-    /// `1 − update_fraction`, for the update lag): data parked in a slow
-    /// stream must not use up the connection credit of the others. The
-    /// budget, not the connection window, bounds the worst case then.
+    /// Keeps the connection window ≥ floor × the largest stream window and,
+    /// with a budget, ≥ [`Self::credit_floor`], so data parked in a slow stream
+    /// cannot use up the others' connection credit.
     pub(super) fn cover_stream(&mut self, stream_window: u64, now: Option<Instant>) {
         self.largest_window = self.largest_window.max(stream_window);
         let mut floor = self.config.connection_floor.of_ceil(self.largest_window);
@@ -395,17 +312,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.set_parked_mark();
     }
 
-    /// The stream credit the connection window stands behind: all of it
-    /// (`committed`), except that the promises of streams that have not
-    /// used them are covered only up to one estimated need —
-    /// `min(committed, parked + credit beyond the promises + estimate)`,
-    /// where `parked` is what arrived and waits unread. Streams opened at
-    /// once each hold their promise (`initial_stream_window`); the
-    /// connection lets the peer use one need's worth of those promises at
-    /// a time, as a peer's connection window does, instead of all of
-    /// them. Data that parks raises it byte for byte, so streams that stop
-    /// reading never take the others' connection credit; the budget
-    /// bounds the total.
+    /// The stream credit the connection window backs: `min(committed, parked +
+    /// credit beyond the promises + estimate)`, i.e. unused promises only up to
+    /// one need, parked bytes in full.
     fn covered_credit(&self) -> u64 {
         let grown = self
             .conn
@@ -415,17 +324,16 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.ledger.committed.min(grown)
     }
 
-    /// [`Self::covered_credit`] over `1 − update_fraction`: the connection
-    /// window that leaves it available between updates.
+    /// [`Self::covered_credit`] / (1 − update_fraction): kept free between
+    /// updates.
     fn credit_floor(&self) -> u64 {
         let f = self.config.update_fraction;
         let usable = u64::from(f.den() - f.num()).max(1);
         math::mul_div_ceil(self.covered_credit(), u64::from(f.den()), usable)
     }
 
-    /// Data arrived past the parked mark: raise the connection window to
-    /// the credit floor the parked bytes raised, so a MAX_DATA is due
-    /// before the streams still reading run short, and set the next mark.
+    /// Data passed the parked mark: raises the connection window to the credit
+    /// floor, so MAX_DATA goes out before the readers run short.
     pub(super) fn cover_parked(&mut self) {
         let change =
             self.conn
@@ -434,10 +342,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.set_parked_mark();
     }
 
-    /// With a budget, the next parked mark: the bytes unread now plus
-    /// `(1 − f) × f × window`, the most that may park before the credit
-    /// floor (which grows by `1 / (1 − f)` per parked byte) passes the
-    /// window by an update threshold. Without a budget, never.
+    /// With a budget: the unread bytes plus `(1 − f) × f × window`, the most
+    /// that may park before the credit floor (`1 / (1 − f)` per parked byte)
+    /// passes the window by an update threshold.
     fn set_parked_mark(&mut self) {
         self.parked_mark = if self.config.budget.is_some() {
             let f = self.config.update_fraction;
@@ -450,13 +357,9 @@ impl<T: Tuner> ConnectionFlow<T> {
     }
 }
 
-/// Raises `e`, a stream that has received nothing yet (our own request
-/// whose response has not started), toward the seed the budget could not
-/// cover when it opened or at its first update, within `room` (reduced by
-/// what it gives) and `stream_cap`: at least far enough past its limit for
-/// an update to be due, or not at all. A sender that serves streams in
-/// order reaches such a stream only after the others, and its credit is
-/// there by then instead of a round trip after its first frame.
+/// Raises `e`, which has received nothing yet, toward its owed seed within
+/// `room` (less what it gives) and `stream_cap`, far enough for an update to be
+/// due or not at all.
 fn give_owed_seed(
     e: &mut StreamReceiver,
     room: &mut u64,
@@ -516,8 +419,7 @@ mod tests {
     fn during_the_ramp_a_queue_free_path_doubles_the_share() {
         let f = flow(10 * MIB, 10, false);
         assert_eq!(f.stream_share_cap(SEED, INITIAL, rtt(56)), 2 * MIB);
-        // A queue of more than an eighth of the base RTT, or no sample:
-        // the plain share.
+        // Queue over an eighth of the base RTT, or no sample: plain share.
         assert_eq!(f.stream_share_cap(SEED, INITIAL, rtt(57)), MIB);
         assert_eq!(f.stream_share_cap(SEED, INITIAL, None), MIB);
         // The seed stays the floor either way.

@@ -1,6 +1,4 @@
-//! One stream's receive side as a [`super::ConnectionFlow`] sees it: the
-//! stream's controller plus what the connection's policy remembers about
-//! it (its seed, how it read over the last rebalancing passes).
+//! [`StreamReceiver`]: one stream's controller plus the policy's notes on it.
 
 use std::time::Instant;
 
@@ -8,43 +6,32 @@ use crate::{ReceiverFlowControl, Rtt, StreamId};
 
 /// A stream's receive-side flow control under a [`super::ConnectionFlow`].
 ///
-/// Made only by [`super::ConnectionFlow::open_stream`]; every change that
-/// moves credit (data, reads, updates, close) goes through the
-/// `ConnectionFlow` that made it, which keeps the connection's books —
-/// the connection limit, the credit committed against the budget, the
-/// connection floor. The stack owns the value (inside its stream object,
-/// as neqo and quinn keep theirs) and may read it freely.
-///
-/// Passing a `StreamReceiver` to a `ConnectionFlow` other than the one
-/// that opened it breaks that connection's books (never memory safety,
-/// never a panic).
+/// Made by [`super::ConnectionFlow::open_stream`]; every change that moves
+/// credit must go through that `ConnectionFlow` (another one's books would go
+/// wrong, though nothing panics). The stack owns the value and may read it
+/// freely.
 #[derive(Clone, Debug)]
 pub struct StreamReceiver {
     pub(super) fc: ReceiverFlowControl<StreamId>,
-    /// The limit the transport parameters promised (the initial
-    /// `initial_max_stream_data_*` for its type).
+    /// The limit the transport parameters promised.
     pub(super) initial: u64,
     /// The window the stream started with; reclaim returns it here.
     pub(super) seed: u64,
-    /// The seed the growth budget had no room for when the stream opened
-    /// (0: none). A stream opened before its first byte (our own request)
-    /// is raised to it as room frees, until that byte arrives.
+    /// Seed the budget could not cover at open (0: none), given as room frees
+    /// until the first byte arrives.
     pub(super) owed_seed: u64,
     /// `retired` at the last rebalancing pass.
     pub(super) retired_at_mark: u64,
-    /// The most retired in one pass of the current slow-reader period: what
-    /// a slow reader's window shrinks toward (twice it).
+    /// Most retired in one pass this slow-reader period (a slow reader's
+    /// window shrinks to twice this).
     pub(super) peak_in_period: u64,
     /// Rebalancing passes in the current slow-reader period.
     pub(super) passes: u32,
-    /// Last pass at which the application had retired something (or the
-    /// first pass after the stream opened); `None` before that pass.
+    /// Last pass at which it had retired something (or its first pass).
     pub(super) last_active: Option<Instant>,
-    /// Read at least a quarter of its window per RTT in the last pass,
-    /// with little left unread (window-limited).
+    /// Read ≥ a quarter of its window per RTT in the last pass, little unread.
     pub(super) busy: bool,
-    /// The first limit of the current run of extensions that stopped at
-    /// the stream's share of the estimate (`None` once one did not).
+    /// First limit of the current run of extensions capped at the share.
     pub(super) share_since: Option<u64>,
     /// The application stopped reading: data is released as it arrives.
     pub(super) discarding: bool,
@@ -66,13 +53,10 @@ impl StreamReceiver {
         self.seed
     }
 
-    /// True when a MAX_STREAM_DATA may be due (see
-    /// [`ReceiverFlowControl::update_due`]); the connection's budget may
-    /// still hold it back ([`super::ConnectionFlow::stream_update`]). It
-    /// stays true while held back, so it is a reason to ask
-    /// `stream_update` when writing a packet, not a reason to send one:
-    /// after a `None`, ask again once the stream changes, another stream
-    /// reads or closes, or the rebalancing timer fires.
+    /// True when a MAX_STREAM_DATA may be due. It stays true while the budget
+    /// holds the update back ([`super::ConnectionFlow::stream_update`] returns
+    /// `None`): ask again when the stream changes, another reads or closes, or
+    /// the rebalancing timer fires.
     pub fn update_due(&self) -> bool {
         self.fc.update_due()
     }
@@ -87,9 +71,7 @@ impl StreamReceiver {
         self.fc.update_acked(limit);
     }
 
-    /// True if the application retired data since the last pass or
-    /// within the two smoothed RTTs before it (a stream no pass has seen
-    /// yet counts as active).
+    /// Retired since the last pass or within two smoothed RTTs before it.
     pub(super) fn recently_active(&self, now: Instant, rtt: Option<Rtt>) -> bool {
         self.fc.retired() > self.retired_at_mark
             || self.last_active.is_none_or(|at| {
