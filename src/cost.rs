@@ -1,12 +1,7 @@
-//! What a run will cost before it starts: simulated time, simulator events
-//! and wall time, estimated from the path and the workload (rate × size),
-//! so that `fc-lab run` can warn before a run far beyond the usual and show
-//! an estimate beside its progress.
-//!
-//! The estimate is rough by design (within a factor of about two on the
-//! built-in profiles): about [`EVENTS_PER_PACKET`] events per full-size
-//! data packet, and a cost per event that grows with the number of open
-//! streams (measured on a 2-core machine, release build).
+//! What a run will cost before it starts (simulated time, simulator events,
+//! wall time), estimated from the path and the workload so that `fc-lab
+//! run` can warn before a run far beyond the usual. Rough by design: within
+//! a factor of about two on the built-in profiles.
 
 use std::time::Duration;
 
@@ -18,16 +13,15 @@ use crate::spec::RunSpec;
 /// packet and frame headers, rounded down).
 pub const PAYLOAD_PER_PACKET: u64 = 1_400;
 
-/// Simulator events per data packet: its arrival, about half an ACK
-/// arrival (one ACK per two packets), and timers (measured 1.9–2.6 on the
-/// built-in profiles).
+/// Simulator events per data packet: its arrival, half an ACK arrival (one
+/// ACK per two packets), and timers.
 pub const EVENTS_PER_PACKET: f64 = 2.6;
 
-/// Wall time of one event with a single stream open (measured 0.4–0.6 µs).
+/// Wall time of one event with a single stream open.
 const NS_PER_EVENT: f64 = 600.0;
 
-/// Extra wall time per event for each open stream (measured 3–5 ns with
-/// 300–3,000 streams: some per-packet work scans the streams).
+/// Extra wall time per event for each open stream (some per-packet work
+/// scans the streams).
 const NS_PER_EVENT_PER_STREAM: f64 = 5.0;
 
 /// An estimate wall time above which `run` warns before starting.
@@ -35,8 +29,8 @@ pub const WARN_WALL: Duration = Duration::from_secs(30);
 
 /// What a run is expected to cost.
 ///
-/// Invariant: `bytes ≤` the workload's total; `simulated ≤` the run's
-/// time limit; `wall` = `events` × the per-event cost for its streams.
+/// Invariant: `bytes ≤` the workload's total; `simulated ≤` the time limit;
+/// `wall` = `events` × the per-event cost for its streams.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cost {
     /// Bytes the run can deliver before its time limit.
@@ -95,13 +89,12 @@ pub fn estimate(spec: &RunSpec) -> Cost {
     };
     let events = packets * EVENTS_PER_PACKET + wakeups;
     let per_event = NS_PER_EVENT + NS_PER_EVENT_PER_STREAM * f64::from(spec.workload.streams);
-    let wall = Duration::from_secs_f64((events * per_event / 1e9).min(1e12));
     Cost {
         bytes,
         simulated: Duration::from_secs_f64(seconds.max(0.0)),
         hits_time_limit,
         events,
-        wall,
+        wall: Duration::from_secs_f64((events * per_event / 1e9).min(1e12)),
     }
 }
 

@@ -25,9 +25,8 @@ pub enum LabError {
         /// The operating system's reason.
         source: std::io::Error,
     },
-    /// A file or directory an output flag names could not be written
-    /// after the run (the flag was checked before it; the disk filled up,
-    /// say).
+    /// An output flag's file or directory could not be written after the
+    /// run (it was checked before: the disk filled up, say).
     Output {
         /// The flag (`--qlog`, `--plot`, `--out`).
         flag: String,
@@ -48,8 +47,8 @@ pub enum LabError {
 }
 
 impl LabError {
-    /// This error as a failure to write what `flag` asked for: an I/O or
-    /// plot error becomes [`LabError::Output`] naming the flag; others stay.
+    /// An I/O or plot error as [`LabError::Output`] naming `flag`; others
+    /// unchanged.
     #[must_use]
     pub fn for_output(self, flag: &str) -> Self {
         match self {

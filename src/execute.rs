@@ -22,20 +22,18 @@ pub struct Outcome {
     pub scenario: Scenario,
 }
 
-/// Runs `spec` on the simulator. A panic inside the simulator is caught
-/// and returned as [`LabError::Simulator`], so one broken run never takes
-/// a whole comparison down.
+/// Runs `spec` on the simulator.
 ///
 /// # Errors
 /// [`LabError::Config`] for invalid settings, [`LabError::Simulator`] for
-/// a caught panic.
+/// a panic in the simulator (caught: one broken run never takes a
+/// comparison down).
 pub fn execute(spec: &RunSpec) -> Result<Outcome, LabError> {
     execute_observed(spec, &mut |_| ControlFlow::Continue(()))
 }
 
-/// [`execute`], calling `observer` as the run goes
-/// ([`neqo_fc_sim::run_observed`]): it may show progress, and stop the run
-/// (the report then says `end: "stopped"` and holds what was delivered).
+/// [`execute`], calling `observer` as the run goes: it may show progress
+/// or stop the run (the report then says `end: "stopped"`).
 ///
 /// # Errors
 /// As [`execute`].
@@ -48,16 +46,14 @@ pub fn execute_observed(spec: &RunSpec, observer: Observer<'_>) -> Result<Outcom
         let message = panic_message(&*payload).unwrap_or_else(|| "panicked".to_owned());
         LabError::Simulator(format!("run {} panicked: {message}", spec.file_stem()))
     })?;
-    let report = spec.report(&scenario, &result);
     Ok(Outcome {
-        report,
+        report: spec.report(&scenario, &result),
         result,
         scenario,
     })
 }
 
-/// The message a caught panic carried (`panic!("…")`, `expect("…")`,
-/// a failed assertion), if it carried text.
+/// The text a caught panic carried, if any.
 #[must_use]
 pub fn panic_message(payload: &(dyn Any + Send)) -> Option<String> {
     payload

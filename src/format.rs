@@ -1,22 +1,16 @@
-//! Human-readable numbers for tables and plots: bytes in binary units
-//! (KiB, MiB, GiB — windows are powers of two), rates in decimal bit/s
-//! (Mbit/s, Gbit/s — links are sold that way), durations in the largest
-//! unit that keeps a leading digit.
-//!
-//! Every formatter keeps three significant digits and drops trailing
-//! zeros, so `1 MiB`, `6.25 MB`-like values stay short and aligned.
+//! Human-readable numbers with three significant digits: bytes in binary
+//! units (windows are powers of two), rates in decimal bit/s (links are
+//! sold that way), durations in the largest unit that keeps a leading digit.
 
 use std::time::Duration;
 
 /// `value` with three significant digits (at most two decimals), trailing
 /// zeros and a trailing dot removed.
 fn sig3(value: f64) -> String {
-    let decimals = if value.abs() >= 100.0 {
-        0
-    } else if value.abs() >= 10.0 {
-        1
-    } else {
-        2
+    let decimals = match value.abs() {
+        v if v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
     };
     let s = format!("{value:.decimals$}");
     if s.contains('.') {
@@ -44,42 +38,37 @@ pub fn thousands(n: u64) -> String {
 #[must_use]
 #[allow(clippy::cast_precision_loss)]
 pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     if n < 1024 {
         return format!("{n} B");
     }
-    let mut value = n as f64 / 1024.0;
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    scaled(n as f64 / 1024.0, 1024.0, &units)
+}
+
+/// `value` in the first of `units` (each `step` times the one before) that
+/// keeps it below `step`, with three significant digits.
+fn scaled(mut value: f64, step: f64, units: &[&str]) -> String {
     let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
+    while value.abs() >= step && unit + 1 < units.len() {
+        value /= step;
         unit += 1;
     }
     // 1023.99 KiB would print as "1024 KiB"; move it up a unit.
-    if sig3(value) == "1024" && unit + 1 < UNITS.len() {
-        value /= 1024.0;
+    if sig3(value) == sig3(step) && unit + 1 < units.len() {
+        value /= step;
         unit += 1;
     }
-    format!("{} {}", sig3(value), UNITS[unit])
+    format!("{} {}", sig3(value), units[unit])
 }
 
 /// `1 Gbit/s`, `512 kbit/s`, `6.5 Mbit/s`: decimal prefixes.
 #[must_use]
 pub fn rate(bps: f64) -> String {
-    const UNITS: [&str; 5] = ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"];
     if !bps.is_finite() {
         return "-".to_owned();
     }
-    let mut value = bps;
-    let mut unit = 0;
-    while value.abs() >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if sig3(value) == "1000" && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{} {}", sig3(value), UNITS[unit])
+    let units = ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"];
+    scaled(bps, 1000.0, &units)
 }
 
 /// `50 ms`, `100 us`, `1.23 s`, `0 s`.
@@ -149,15 +138,10 @@ pub fn size_name(n: u64) -> String {
         (1_000_000, "MB"),
         (1_000, "KB"),
     ];
-    if n == 0 {
-        return "0".to_owned();
+    match UNITS.iter().find(|(unit, _)| n.is_multiple_of(*unit)) {
+        Some((unit, name)) if n > 0 => format!("{}{name}", n / unit),
+        _ => n.to_string(),
     }
-    for (unit, name) in UNITS {
-        if n.is_multiple_of(unit) {
-            return format!("{}{name}", n / unit);
-        }
-    }
-    n.to_string()
 }
 
 #[cfg(test)]

@@ -1,15 +1,8 @@
-//! `fc-lab`: the lab that measures QUIC receive-window strategies on the
-//! `neqo-fc-sim` simulator — one run ([`spec::RunSpec`], [`execute()`]),
-//! the comparison matrix and its report ([`compare`]), built-in network
-//! paths ([`profiles`]), peer tuners ([`tuners`]), stalled readers
-//! ([`stall`]), tables, JSON ([`report::RunReport`]), SVG plots
-//! ([`plot`]), qlog traces ([`qlog`]), fault sweeps ([`sweep`]), what a
-//! run will cost ([`cost`]), and output paths checked before a run
-//! ([`outputs`]). The studies and the docs generator built on it are the
-//! `fc-studies` crate.
-//!
-//! The binary is a thin wrapper around [`cli::main_with_args`]; tests and
-//! benches call the library directly.
+//! `fc-lab`: measures QUIC receive-window strategies on the `neqo-fc-sim`
+//! simulator: one run ([`spec::RunSpec`], [`execute()`]), the comparison
+//! matrix and its report ([`compare`]), fault sweeps ([`sweep`]), and their
+//! tables, JSON, SVG plots and qlog traces. The binary wraps
+//! [`cli::main_with_args`].
 
 #![forbid(unsafe_code)]
 

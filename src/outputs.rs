@@ -1,7 +1,5 @@
-//! Checking where a command will write before it simulates anything, so a
-//! bad `--plot`, `--qlog` or `--out` costs nothing and says which flag is
-//! wrong: a directory is created (with its parents) and a file is test-
-//! written; the error names the flag, the path and the reason.
+//! Output paths checked before a command simulates anything, so a bad
+//! `--plot`, `--qlog` or `--out` costs nothing; errors name the flag.
 
 use std::{
     fs::{self, OpenOptions},
@@ -10,7 +8,7 @@ use std::{
 
 use crate::error::LabError;
 
-/// `flag`: `path`: `reason`, as a flag error (exit code 2: nothing ran).
+/// `flag: path: reason`, as a flag error (exit code 2: nothing ran).
 fn refuse(flag: &str, path: &Path, reason: impl std::fmt::Display) -> LabError {
     LabError::flag(flag, format!("{}: {reason}", path.display()))
 }
@@ -39,9 +37,9 @@ pub fn writable_dir(flag: &str, dir: &Path) -> Result<(), LabError> {
     Ok(())
 }
 
-/// Makes sure `file` can be written: not a directory, its directory exists,
-/// and a file can be created there. An existing file is left as it is (it
-/// is replaced only once the run has its result).
+/// Makes sure `file` can be written: not a directory, in an existing
+/// directory. An existing file is left as it is until the run has its
+/// result.
 ///
 /// # Errors
 /// [`LabError::Flag`] naming `flag` otherwise.

@@ -3,12 +3,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Runs `job(i)` for every index in `order` (each once) on up to `threads`
-/// threads (at least 1) and returns the results by index, `0..len`;
-/// `None` where a worker thread died before returning its results.
-///
-/// `order` only sets the schedule (e.g. largest jobs first); it must be a
-/// permutation of `0..len`.
+/// Runs `job(i)` once for every index in `order` (a permutation of `0..len`
+/// that only sets the schedule) on up to `threads` threads (at least 1);
+/// returns the results by index, `None` where a worker thread died.
 pub fn run_indexed<T: Send>(
     len: usize,
     order: &[usize],

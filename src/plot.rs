@@ -1,12 +1,6 @@
-//! SVG plots (plotters, SVG backend only):
-//! - [`run_plot`]: one run over time — receive windows (stream and
-//!   connection) against the BDP, congestion window and bytes in flight,
-//!   and goodput against the link rate;
-//! - [`bar_chart`]: horizontal grouped bars, one group per category (a
-//!   profile), one bar per series (a tuner), for comparison reports.
-//!
-//! Plots are drawn from simulated numbers only, so the same run gives the
-//! same file.
+//! SVG plots: one run over time ([`run_plot`]) and the comparison
+//! report's grouped bar charts ([`bar_chart`]). Drawn from simulated
+//! numbers only, so the same run gives the same file.
 
 use std::{error::Error, path::Path};
 
@@ -39,6 +33,8 @@ const FONT: &str = "sans-serif";
 
 /// Windows at or above this are "unlimited" and drawn clipped to the top.
 const UNLIMITED: u64 = 1 << 61;
+/// Label suffix of windows drawn clipped.
+const OFF_SCALE: &str = " (unlimited: off scale)";
 /// Most points drawn per line (longer series are bucketed).
 const MAX_POINTS: usize = 1500;
 
@@ -97,11 +93,9 @@ fn bucket(samples: &[Sample]) -> Vec<Point> {
     points
 }
 
-/// Writes the over-time plot of one run to `path` (SVG, 1000 × 960).
-///
-/// `link_rate_bps` and `bdp_bytes` draw the reference lines. Windows of
-/// 2^61 bytes and more (the `unlimited` tuner) are clipped to the top of
-/// their panel and labelled so.
+/// Writes the over-time plot of one run to `path` (SVG, 1000 × 960), with
+/// the link rate and BDP as reference lines; unlimited windows are clipped
+/// to the top of their panel and labelled so.
 ///
 /// # Errors
 /// [`LabError::Plot`] when the file cannot be written.
@@ -132,6 +126,9 @@ fn draw_run(
     let root = root.titled(title, (FONT, 20))?;
     let panels = root.split_evenly((3, 1));
 
+    let thick = |i| colour(i).stroke_width(2);
+    let thin = REFERENCE.stroke_width(1);
+
     // Panel 1: receive windows against the BDP.
     let finite = |v: u64| v < UNLIMITED;
     let window_max = points
@@ -141,47 +138,21 @@ fn draw_run(
         .max()
         .unwrap_or(0)
         .max(bdp_bytes);
-    let window_top = (window_max as f64 / MIB * 1.1).max(0.01);
+    let top = (window_max as f64 / MIB * 1.1).max(0.01);
     let clipped = points
         .iter()
         .any(|p| !finite(p.stream_window) || !finite(p.conn_window));
-    let clip = |v: u64| (v as f64 / MIB).min(window_top);
-    let mut chart = time_panel(
-        &panels[0],
-        "receive windows (client)",
-        t_max,
-        window_top,
-        "MiB",
-    )?;
-    let off_scale = if clipped {
-        " (unlimited: off scale)"
-    } else {
-        ""
-    };
-    for (i, (label, get)) in [
-        (
-            "stream window (largest)",
-            (|p: &Point| p.stream_window) as fn(&Point) -> u64,
-        ),
-        ("connection window", |p: &Point| p.conn_window),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        line(
-            &mut chart,
-            points.iter().map(|p| (p.t, clip(get(p)))),
-            &format!("{label}{off_scale}"),
-            colour(i).stroke_width(2),
-        )?;
-    }
+    let off_scale = if clipped { OFF_SCALE } else { "" };
+    let clip = |v: u64| (v as f64 / MIB).min(top);
+    let mut chart = time_panel(&panels[0], "receive windows (client)", t_max, top, "MiB")?;
+    let stream = points.iter().map(|p| (p.t, clip(p.stream_window)));
+    let label = format!("stream window (largest){off_scale}");
+    line(&mut chart, stream, &label, thick(0))?;
+    let conn = points.iter().map(|p| (p.t, clip(p.conn_window)));
+    let label = format!("connection window{off_scale}");
+    line(&mut chart, conn, &label, thick(1))?;
     let bdp = bdp_bytes as f64 / MIB;
-    line(
-        &mut chart,
-        [(0.0, bdp), (t_max, bdp)].into_iter(),
-        "BDP",
-        REFERENCE.stroke_width(1),
-    )?;
+    line(&mut chart, [(0.0, bdp), (t_max, bdp)], "BDP", thin)?;
     legend(&mut chart)?;
 
     // Panel 2: the sender's congestion window and bytes in flight.
@@ -190,53 +161,24 @@ fn draw_run(
         .flat_map(|p| [p.cwnd, p.in_flight])
         .max()
         .unwrap_or(0);
-    let sender_top = (sender_max as f64 / MIB * 1.1).max(0.01);
-    let mut chart = time_panel(
-        &panels[1],
-        "sender: congestion window and bytes in flight",
-        t_max,
-        sender_top,
-        "MiB",
-    )?;
-    for (i, (label, get)) in [
-        ("cwnd", (|p: &Point| p.cwnd) as fn(&Point) -> u64),
-        ("bytes in flight", |p: &Point| p.in_flight),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        line(
-            &mut chart,
-            points.iter().map(|p| (p.t, get(p) as f64 / MIB)),
-            label,
-            colour(i + 2).stroke_width(2),
-        )?;
-    }
+    let top = (sender_max as f64 / MIB * 1.1).max(0.01);
+    let caption = "sender: congestion window and bytes in flight";
+    let mut chart = time_panel(&panels[1], caption, t_max, top, "MiB")?;
+    let cwnd = points.iter().map(|p| (p.t, p.cwnd as f64 / MIB));
+    line(&mut chart, cwnd, "cwnd", thick(2))?;
+    let in_flight = points.iter().map(|p| (p.t, p.in_flight as f64 / MIB));
+    line(&mut chart, in_flight, "bytes in flight", thick(3))?;
     legend(&mut chart)?;
 
     // Panel 3: goodput against the link rate.
     let link = link_rate_bps as f64 / 1e6;
     let goodput_max = points.iter().map(|p| p.goodput_bps).fold(0.0, f64::max) / 1e6;
-    let goodput_top = (goodput_max.max(link) * 1.1).max(0.001);
-    let mut chart = time_panel(
-        &panels[2],
-        "goodput (bytes read by the application)",
-        t_max,
-        goodput_top,
-        "Mbit/s",
-    )?;
-    line(
-        &mut chart,
-        points.iter().map(|p| (p.t, p.goodput_bps / 1e6)),
-        "goodput",
-        colour(4).stroke_width(2),
-    )?;
-    line(
-        &mut chart,
-        [(0.0, link), (t_max, link)].into_iter(),
-        "link rate",
-        REFERENCE.stroke_width(1),
-    )?;
+    let top = (goodput_max.max(link) * 1.1).max(0.001);
+    let caption = "goodput (bytes read by the application)";
+    let mut chart = time_panel(&panels[2], caption, t_max, top, "Mbit/s")?;
+    let goodput = points.iter().map(|p| (p.t, p.goodput_bps / 1e6));
+    line(&mut chart, goodput, "goodput", thick(4))?;
+    line(&mut chart, [(0.0, link), (t_max, link)], "link rate", thin)?;
     legend(&mut chart)?;
     root.present()?;
     Ok(())
@@ -275,7 +217,7 @@ fn time_panel<'a>(
 /// Draws one line and its legend entry.
 fn line(
     chart: &mut TimePanel<'_>,
-    data: impl Iterator<Item = (f64, f64)>,
+    data: impl IntoIterator<Item = (f64, f64)>,
     label: &str,
     style: ShapeStyle,
 ) -> PlotResult {
@@ -329,8 +271,7 @@ pub struct BarSeries {
 }
 
 /// Writes a horizontal grouped bar chart to `path` (SVG): categories top to
-/// bottom, one bar per series in each, value printed at each bar's end
-/// with `value_label`.
+/// bottom, a bar per series in each, labelled with `value_label`.
 ///
 /// # Errors
 /// [`LabError::Plot`] when the file cannot be written or the scale is

@@ -1,10 +1,6 @@
-//! Built-in network paths (`fc-lab profiles`) and the resolved path a run
-//! uses ([`PathSpec`]).
-//!
-//! The first seven are the `constrained-connection` profiles rust-yamux
-//! benchmarks with (rate, RTT; REFERENCES.md); the rest are the paths this
-//! project's questions need: the mission's 1 Gbit/s × 50 ms, neqo's gigabit
-//! bench, a long fat pipe, loss, bufferbloat and reordering.
+//! Built-in network paths ([`PROFILES`]: rust-yamux's
+//! `constrained-connection` ones, REFERENCES.md, then the paths this
+//! project's questions need) and the resolved path a run uses ([`PathSpec`]).
 
 use std::time::Duration;
 
@@ -38,7 +34,8 @@ pub struct Profile {
     pub jitter_reorders: bool,
 }
 
-const fn profile(
+/// A profile with a one-BDP queue and no loss, jitter or extra overhead.
+pub(crate) const fn profile(
     name: &'static str,
     description: &'static str,
     rate_bps: u64,
@@ -256,9 +253,7 @@ impl PathSpec {
             self.queue_bytes
         } else {
             // The same drain time as the forward queue, at least one datagram.
-            let q =
-                u128::from(self.queue_bytes) * u128::from(rate) / u128::from(self.rate_bps.max(1));
-            u64::try_from(q).unwrap_or(u64::MAX).max(1_600)
+            crate::units::mul_div(self.queue_bytes, rate, self.rate_bps).max(1_600)
         };
         PathConfig {
             rate_bps: Some(rate),
@@ -313,15 +308,10 @@ impl PathSpec {
             s.push_str(&format!(", loss {}%", self.loss * 100.0));
         }
         if !self.jitter.is_zero() {
-            s.push_str(&format!(
-                ", jitter {}{}",
-                format::duration(self.jitter),
-                if self.jitter_reorders {
-                    " (reorders)"
-                } else {
-                    ""
-                }
-            ));
+            s.push_str(&format!(", jitter {}", format::duration(self.jitter)));
+            if self.jitter_reorders {
+                s.push_str(" (reorders)");
+            }
         }
         if self.overhead_bytes != neqo_fc_sim::net::DEFAULT_OVERHEAD_BYTES {
             s.push_str(&format!(", overhead {} B", self.overhead_bytes));

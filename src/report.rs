@@ -1,10 +1,7 @@
-//! The numbers of one run as a flat, serialisable record: what `--json`
-//! prints (one object per run) and what `compare` writes to
-//! `report.json` (an array of them).
-//!
-//! Units are in the field names: `_s` seconds (simulated), `_bps` bit/s,
-//! `_bytes` bytes. Every field is always present; `error` is `null` unless
-//! the connection failed, and non-finite numbers print as `null`.
+//! The numbers of one run as a flat record: what `--json` prints and
+//! `report.json` holds. Units are in the field names (`_s` simulated
+//! seconds, `_bps` bit/s, `_bytes` bytes); every field is always present,
+//! non-finite numbers print as `null`.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Invariants: `goodput_bps = bytes × 8 / duration_s` (0 when the duration
 /// is 0); `bdp_bytes = link_rate_bps × rtt_s / 8` rounded down;
 /// `stream_completion_s.len() = streams` for completed runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     /// Path name (`gbit-50ms`, `custom`, `gbit-50ms-custom`).
     pub profile: String,
@@ -23,9 +20,8 @@ pub struct RunReport {
     pub workload: String,
     /// PRNG seed.
     pub seed: u64,
-    /// Runs this report stands for: 1, or — in `compare`, on a path with
-    /// random loss or jitter — the number of seeds (`seed`, `seed + 1`, …)
-    /// whose median-goodput run this is.
+    /// Runs this report stands for: 1, or in `compare` on a random path the
+    /// seeds (`seed`, `seed + 1`, …) whose median-goodput run this is.
     pub seeds: u64,
     /// Bytes the client application read, all streams.
     pub bytes: u64,
@@ -72,8 +68,7 @@ pub struct RunReport {
     pub stall: Option<String>,
     /// Initial stream window advertised.
     pub initial_stream_window_bytes: u64,
-    /// Initial connection window advertised (`initial_max_data`; absent
-    /// from reports written before it was recorded).
+    /// Initial connection window advertised (`initial_max_data`).
     #[serde(default)]
     pub initial_conn_window_bytes: u64,
     /// Largest stream receive window at the client.
@@ -167,8 +162,8 @@ impl RunReport {
         over_bdp(self.peak_total_credit_bytes, self.bdp_bytes)
     }
 
-    /// The four peak-memory figures #15's claim compares, in this order:
-    /// stream window, total credit, exposure, receive buffer (bytes).
+    /// The peak memory figures in bytes: stream window, total credit,
+    /// exposure, receive buffer.
     #[must_use]
     pub const fn memory_figures(&self) -> [u64; 4] {
         [

@@ -189,11 +189,8 @@ impl RunSpec {
             workload: self.workload.name.clone(),
             seed: self.seed,
             seeds: 1,
-            bytes: 0,
             expected_bytes: self.workload.total_bytes(),
             streams: self.workload.streams,
-            duration_s: 0.0,
-            goodput_bps: 0.0,
             link_rate_bps: path.rate_bps,
             rtt_s: path.rtt.as_secs_f64(),
             bdp_bytes: path.bdp_bytes(),
@@ -212,42 +209,10 @@ impl RunSpec {
             },
             cc: self.cc.name().to_owned(),
             transport: self.transport.name(),
-            update_fraction: 0.0,
             memory_budget: self.tuner.budget,
             stall: self.workload.stall.as_ref().map(crate::stall::stall_name),
-            initial_stream_window_bytes: 0,
-            initial_conn_window_bytes: 0,
-            peak_stream_window_bytes: 0,
-            peak_conn_window_bytes: 0,
-            peak_recv_buffer_bytes: 0,
-            peak_total_credit_bytes: 0,
-            peak_exposure_bytes: 0,
-            peak_cwnd_bytes: 0,
-            drops: 0,
-            packets_lost: 0,
-            ce_marks: 0,
-            ecn_congestion_events: 0,
             ecn_validation: EcnState::Off.to_string(),
-            retransmitted_bytes: 0,
-            fc_blocked_s: 0.0,
-            fc_link_idle_s: 0.0,
-            fc_blocked_link_busy_s: 0.0,
-            window_updates_sent: 0,
-            blocked_frames_sent: 0,
-            link_utilisation: 0.0,
-            min_rtt_s: 0.0,
-            final_srtt_s: 0.0,
-            completed: false,
-            end: String::new(),
-            error: None,
-            fairness_index: 0.0,
-            stream_completion_s: Vec::new(),
-            peak_budget_bytes: 0,
-            budget_violations: 0,
-            stall_goodput_bps: None,
-            verify_failures: 0,
-            events: 0,
-            event_hash: String::new(),
+            ..RunReport::default()
         }
     }
 }
@@ -256,15 +221,10 @@ impl RunSpec {
 /// `+`, `/`, spaces) becomes `-`.
 #[must_use]
 pub fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    s.replace(
+        |c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '.'),
+        "-",
+    )
 }
 
 #[cfg(test)]

@@ -20,9 +20,7 @@ pub const FOREVER: &str = "forever";
 pub const STALL_EXPECTED: &str = "N:DURATION[@START]: the last N streams (N >= 1) stop reading \
 at START (default 1s) for DURATION or forever, e.g. 50:2s, 1:forever, 50:2s@500ms";
 
-/// Parses `N:DURATION[@START]`. `DURATION` is a positive duration with a
-/// unit or `forever` (the reader never resumes); `START` a duration with a
-/// unit (zero allowed).
+/// Parses `N:DURATION[@START]` ([`STALL_EXPECTED`]); `START` may be zero.
 ///
 /// # Errors
 /// [`UnitError`] naming [`STALL_EXPECTED`] and echoing `s`.

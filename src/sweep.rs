@@ -1,14 +1,7 @@
-//! Fault sweeps: many seeded runs, each on a random hostile path, every
-//! byte checked (`fc-lab sweep`, `tests/fault_sweep.rs`).
-//!
-//! A seed picks a path (rate 1–1000 Mbit/s log-uniform, RTT 1–300 ms,
-//! queue 0.25–4 BDP), random loss (0–10 %, Bernoulli or Gilbert–Elliott),
-//! jitter that reorders (0–5 ms), duplication (0–5 %), ACK-path loss, a
-//! receiver pause (some streams stop reading for a while, then resume),
-//! 1–4 streams of 64 KiB–2 MiB, and half the time a memory budget. Verify
-//! mode is on. A run passes when it completes within [`TIME_LIMIT`], every
-//! byte arrives once and in order, no transport error closes the
-//! connection and the budget is never exceeded.
+//! Fault sweeps (`fc-lab sweep`): seeded runs, each on a random hostile
+//! path ([`Faults`]) with every byte verified. A run passes when it
+//! completes within [`TIME_LIMIT`], every byte arrives once and in order,
+//! no transport error closes the connection and the budget holds.
 
 use std::{
     panic::{AssertUnwindSafe, catch_unwind},
@@ -42,10 +35,13 @@ const MAX_STREAM_BYTES: u64 = 2 << 20;
 /// that its estimated time stays under this, far inside [`TIME_LIMIT`].
 const TARGET_SECONDS: f64 = 30.0;
 
-/// The faults one seed injects, and the transfer it checks.
+/// The faults one seed injects, and the transfer it checks: rate 1–1000
+/// Mbit/s (log-uniform), RTT 1–300 ms, queue 0.25–4 BDP, loss 0–10 %
+/// (none, Bernoulli or Gilbert–Elliott), reordering jitter 0–5 ms,
+/// duplication 0–5 %, ACK-path loss, a receiver pause, 1–4 streams of
+/// 64 KiB–2 MiB, and half the time a memory budget.
 ///
-/// Invariant: every value is inside the ranges in the module docs; the same
-/// seed always gives the same `Faults`.
+/// Invariant: the same seed always gives the same `Faults`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Faults {
     /// The seed (also the run's PRNG seed).

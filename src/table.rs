@@ -1,6 +1,5 @@
-//! Plain-text tables with aligned columns (what a person reads in a
-//! terminal): text columns left-aligned, number columns right-aligned,
-//! widths counted in characters.
+//! Tables as aligned plain text (widths counted in characters) and as
+//! Markdown.
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,21 +41,9 @@ impl Table {
         let keep: Vec<bool> = (0..self.columns.len())
             .map(|i| self.rows.iter().any(|r| !r[i].is_empty()))
             .collect();
-        let pick = |cells: Vec<String>| -> Vec<String> {
-            cells
-                .into_iter()
-                .zip(&keep)
-                .filter_map(|(c, &k)| k.then_some(c))
-                .collect()
-        };
         Self {
-            columns: self
-                .columns
-                .into_iter()
-                .zip(&keep)
-                .filter_map(|(c, &k)| k.then_some(c))
-                .collect(),
-            rows: self.rows.into_iter().map(pick).collect(),
+            columns: kept(self.columns, &keep),
+            rows: self.rows.into_iter().map(|r| kept(r, &keep)).collect(),
         }
     }
 
@@ -72,40 +59,24 @@ impl Table {
                 *w = (*w).max(width(cell));
             }
         }
+        // `{:w$}` pads by characters, as `width` counts them.
         let line = |cells: &[String]| {
-            let mut out = String::from(indent);
-            for (i, (cell, (w, (_, align)))) in cells
-                .iter()
-                .zip(widths.iter().zip(&self.columns))
-                .enumerate()
-            {
-                if i > 0 {
-                    out.push_str("  ");
-                }
-                let pad = " ".repeat(w - width(cell));
-                match align {
-                    Align::Left => {
-                        out.push_str(cell);
-                        out.push_str(&pad);
-                    }
-                    Align::Right => {
-                        out.push_str(&pad);
-                        out.push_str(cell);
-                    }
-                }
-            }
-            out.truncate(out.trim_end().len());
-            out.push('\n');
-            out
+            let cells: Vec<String> = (cells.iter().zip(&widths).zip(&self.columns))
+                .map(|((cell, &w), (_, align))| match align {
+                    Align::Left => format!("{cell:<w$}"),
+                    Align::Right => format!("{cell:>w$}"),
+                })
+                .collect();
+            let text = format!("{indent}{}", cells.join("  "));
+            format!("{}\n", text.trim_end())
         };
         let header: Vec<String> = self.columns.iter().map(|(h, _)| h.clone()).collect();
         let rule: Vec<String> = header.iter().map(|h| "-".repeat(width(h))).collect();
-        let mut out = line(&header);
-        out.push_str(&line(&rule));
-        for row in &self.rows {
-            out.push_str(&line(row));
-        }
-        out
+        [header, rule]
+            .iter()
+            .chain(&self.rows)
+            .map(|r| line(r))
+            .collect()
     }
 
     /// The table as GitHub Markdown (header, `---` row, cells escaped for
@@ -134,6 +105,15 @@ impl Table {
         }
         out
     }
+}
+
+/// The `items` whose `keep` flag is set.
+fn kept<T>(items: Vec<T>, keep: &[bool]) -> Vec<T> {
+    items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, &k)| k.then_some(item))
+        .collect()
 }
 
 #[cfg(test)]

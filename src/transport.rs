@@ -43,8 +43,7 @@ impl Preset {
     }
 }
 
-/// When a sender reports *_BLOCKED, by name
-/// (`TransportOptions::blocked_on_write`).
+/// When a sender reports *_BLOCKED (`TransportOptions::blocked_on_write`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BlockedArg {
     /// Once the credit is all sent (RFC 9000 §4.1's reading).
@@ -54,8 +53,7 @@ pub enum BlockedArg {
     OnWrite,
 }
 
-/// When a packet carries an ACK frame, by name
-/// (`TransportOptions::acks_when_due`).
+/// When a packet carries an ACK frame (`TransportOptions::acks_when_due`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AcksArg {
     /// Every packet acknowledges whatever arrived since the last ACK.
@@ -65,7 +63,7 @@ pub enum AcksArg {
     Due,
 }
 
-/// In which order a sender's streams fill packets, by name
+/// The order a sender's streams fill packets in
 /// (`TransportOptions::streams_in_order`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SendOrderArg {
@@ -76,7 +74,7 @@ pub enum SendOrderArg {
     StreamId,
 }
 
-/// When the client opens the receive side of its request streams, by name
+/// When the client opens its request streams' receive sides
 /// (`TransportOptions::open_requests_at_request`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OpenRequestsArg {
@@ -88,8 +86,7 @@ pub enum OpenRequestsArg {
     AtRequest,
 }
 
-/// Which packets count as using the congestion window, by name
-/// (`neqo_fc_sim::quic::AppLimit`).
+/// Which packets count as using the congestion window (`AppLimit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AppLimitArg {
     /// Each packet by itself: bytes in flight with it reach half the
@@ -195,9 +192,7 @@ impl TransportChoice {
             Preset::Neqo => TransportOptions::neqo(rtt),
             Preset::NeqoFitted => TransportOptions::neqo_fitted(rtt),
         };
-        if let Some(v) = self.datagram_size {
-            o.max_datagram_size = v;
-        }
+        o.max_datagram_size = self.datagram_size.unwrap_or(o.max_datagram_size);
         // A fixed ACK rate asked for: no ACK_FREQUENCY changes it.
         if let Some(v) = self.ack_ratio {
             o.ack_ratio = v;
@@ -211,21 +206,13 @@ impl TransportChoice {
             // The preset's timer granularity stays.
             o.pacing = v.pacing().with_granularity(o.pacing.granularity());
         }
-        if let Some(v) = self.send_buffer {
-            o.send_buffer = v;
-        }
-        if let Some(v) = self.ecn {
-            o.ecn = v == EcnArg::On;
-        }
+        o.send_buffer = self.send_buffer.unwrap_or(o.send_buffer);
+        o.ecn = self.ecn.map_or(o.ecn, |v| v == EcnArg::On);
         if let Some(v) = self.blocked {
             o.blocked_on_write = v == BlockedArg::OnWrite;
         }
-        if let Some(v) = self.app_limit {
-            o.app_limit = v.rule();
-        }
-        if let Some(v) = self.acks {
-            o.acks_when_due = v == AcksArg::Due;
-        }
+        o.app_limit = self.app_limit.map_or(o.app_limit, AppLimitArg::rule);
+        o.acks_when_due = self.acks.map_or(o.acks_when_due, |v| v == AcksArg::Due);
         if let Some(v) = self.send_order {
             o.streams_in_order = v == SendOrderArg::StreamId;
         }
@@ -239,64 +226,37 @@ impl TransportChoice {
     /// `neqo,pacing=rfc9002,send-buffer=none`.
     #[must_use]
     pub fn name(&self) -> String {
-        let mut s = match self.preset {
-            Preset::Default => "default".to_owned(),
-            Preset::Neqo => "neqo".to_owned(),
-            Preset::NeqoFitted => "neqo-fitted".to_owned(),
-        };
-        if let Some(v) = self.datagram_size {
-            s += &format!(",datagram-size={v}");
-        }
-        if let Some(v) = self.ack_ratio {
-            s += &format!(",ack-ratio={v}");
-        }
-        if let Some(v) = self.max_ack_delay {
-            s += &format!(",max-ack-delay={v:?}");
-        }
-        if let Some(v) = self.pacing {
-            s += match v {
-                PacingArg::Rfc9002 => ",pacing=rfc9002",
-                PacingArg::Neqo => ",pacing=neqo",
-                PacingArg::NeqoFixed => ",pacing=neqo-fixed",
-            };
-        }
-        match self.send_buffer {
-            Some(Some(b)) => s += &format!(",send-buffer={b}"),
-            Some(None) => s += ",send-buffer=none",
-            None => {}
-        }
-        match self.ecn {
-            Some(EcnArg::On) => s += ",ecn=on",
-            Some(EcnArg::Off) => s += ",ecn=off",
-            None => {}
-        }
-        match self.blocked {
-            Some(BlockedArg::OnSend) => s += ",blocked=on-send",
-            Some(BlockedArg::OnWrite) => s += ",blocked=on-write",
-            None => {}
-        }
-        match self.app_limit {
-            Some(AppLimitArg::PerPacket) => s += ",app-limit=per-packet",
-            Some(AppLimitArg::Neqo) => s += ",app-limit=neqo",
-            None => {}
-        }
-        match self.acks {
-            Some(AcksArg::Any) => s += ",acks=any",
-            Some(AcksArg::Due) => s += ",acks=due",
-            None => {}
-        }
-        match self.send_order {
-            Some(SendOrderArg::RoundRobin) => s += ",send-order=round-robin",
-            Some(SendOrderArg::StreamId) => s += ",send-order=stream-id",
-            None => {}
-        }
-        match self.open_requests {
-            Some(OpenRequestsArg::AtFirstFrame) => s += ",open-requests=at-first-frame",
-            Some(OpenRequestsArg::AtRequest) => s += ",open-requests=at-request",
-            None => {}
+        let send_buffer = self
+            .send_buffer
+            .map(|b| b.map_or_else(|| "none".to_owned(), |b| b.to_string()));
+        let delay = self.max_ack_delay.map(|d| format!("{d:?}"));
+        let overrides = [
+            ("datagram-size", self.datagram_size.map(|v| v.to_string())),
+            ("ack-ratio", self.ack_ratio.map(|v| v.to_string())),
+            ("max-ack-delay", delay),
+            ("pacing", self.pacing.map(value_name)),
+            ("send-buffer", send_buffer),
+            ("ecn", self.ecn.map(value_name)),
+            ("blocked", self.blocked.map(value_name)),
+            ("app-limit", self.app_limit.map(value_name)),
+            ("acks", self.acks.map(value_name)),
+            ("send-order", self.send_order.map(value_name)),
+            ("open-requests", self.open_requests.map(value_name)),
+        ];
+        let mut s = value_name(self.preset);
+        for (key, value) in overrides {
+            if let Some(v) = value {
+                s += &format!(",{key}={v}");
+            }
         }
         s
     }
+}
+
+/// The command-line name of a value (`neqo-fitted`, `on-send`).
+fn value_name(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_owned())
 }
 
 #[cfg(test)]

@@ -1,10 +1,7 @@
-//! Parsing the quantities a person types on the command line: rates
-//! (`1Gbit`), sizes (`2MiB`), durations (`50ms`), queue sizes (`1bdp`),
-//! percentages and fractions.
-//!
-//! Every parser is exact (decimal digits are scaled with integer
-//! arithmetic, so `0.1bdp` is exactly one tenth) and returns a
-//! [`UnitError`] naming what it expected instead of panicking.
+//! Parsers for the quantities typed on the command line (rates, sizes,
+//! durations, queues, percentages, fractions, counts): exact (decimals are
+//! scaled with integer arithmetic, so `0.1bdp` is one tenth), never
+//! panicking, and failing with a [`UnitError`] that says what was expected.
 
 use std::{fmt, time::Duration};
 

@@ -1,28 +1,7 @@
-//! What the server sends and how the client reads: the workloads of the
-//! default comparison matrix, and the resolved workload of one run.
-//!
-//! Matrix workloads (sizes per stream):
-//! - `bulk`: one stream of [`bulk_bytes`] for the path (≈ 40 RTTs at link
-//!   rate, clamped), long enough to reach steady state;
-//! - `small-msgs`, `small-msgs-10`: 1000 × 4 KiB messages on 1 and on 10
-//!   streams (rust-yamux's flow-control study);
-//! - `large-msg`: one 10 MiB message (ditto), read as it arrives;
-//! - `slow-reader`: a tenth of `bulk` (at least 8 MiB), read at 10 % of
-//!   the link rate;
-//! - `timer-reader`: half of `bulk`, read by an application that wakes
-//!   every two RTTs ([`timer_reader_period`]) and takes what arrived, at
-//!   most half the link rate — a media player's tick, a UI frame.
-//!
-//! Many-streams workloads (issue #5: memory with many streams and readers
-//! that stop):
-//! - `many-100`: 100 concurrent streams of 1 MiB;
-//! - `many-1000`: 1,000 concurrent streams of 64 KiB;
-//! - `stall-mix`: one bulk stream ([`stall_mix_bulk_bytes`]: the link rate
-//!   for 4 s, so it outlasts the stall) beside 50 streams of 1 MiB whose
-//!   readers stop at 1 s for 2 s, then resume;
-//! - `stop-reading`: 10 streams of [`stop_reading_bytes`] (the link rate
-//!   for 3 s over ten streams, at least 4 MiB); the last stream's reader
-//!   stops at 1 s for good — the run ends when the others finish.
+//! What the server sends and how the client reads: the named workloads of
+//! the comparison matrix ([`MatrixWorkload`], sized for a path by
+//! [`MatrixWorkload::on`]) and the resolved workload of one run
+//! ([`WorkloadSpec`]).
 
 use std::time::Duration;
 
@@ -48,9 +27,9 @@ pub fn kind_words(kind: &WorkloadKind) -> String {
 /// A workload of the default matrix, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MatrixWorkload {
-    /// One stream, bulk transfer.
+    /// One stream of [`bulk_bytes`]: long enough to reach steady state.
     Bulk,
-    /// 1000 × 4 KiB on one stream.
+    /// 1000 × 4 KiB on one stream (rust-yamux's flow-control study).
     SmallMsgs,
     /// 1000 × 4 KiB on each of ten streams.
     SmallMsgs10,
@@ -58,8 +37,9 @@ pub enum MatrixWorkload {
     LargeMsg,
     /// One stream read at 10 % of the link rate.
     SlowReader,
-    /// One stream whose application wakes every two RTTs and reads what
-    /// arrived, at most half the link rate: a reader on a timer.
+    /// Half of `bulk`, read by an application that wakes every two RTTs
+    /// and takes what arrived, at most half the link rate (a media player's
+    /// tick, a UI frame).
     TimerReader,
     /// 100 streams × 1 MiB.
     Many100,
@@ -216,97 +196,47 @@ impl MatrixWorkload {
     /// `bulk` and `slow-reader` only).
     #[must_use]
     pub fn on(self, path: &PathSpec, quick: bool) -> WorkloadSpec {
-        let mut stall = None;
-        let (kind, streams, reader) = match self {
-            Self::Bulk => (
-                WorkloadKind::Bulk {
-                    bytes: bulk_bytes(path, quick),
-                },
-                1,
-                ReaderSpeed::Unlimited,
-            ),
-            Self::SmallMsgs => (
-                WorkloadKind::Messages {
-                    count: 1000,
-                    size: 4096,
-                },
-                1,
-                ReaderSpeed::Unlimited,
-            ),
-            Self::SmallMsgs10 => (
-                WorkloadKind::Messages {
-                    count: 1000,
-                    size: 4096,
-                },
-                10,
-                ReaderSpeed::Unlimited,
-            ),
-            // The application reads it as it arrives, as a yamux or HTTP
-            // reader does (the simulator's readers never wait for whole
-            // messages, which would deadlock any window below 10 MiB).
-            Self::LargeMsg => (
-                WorkloadKind::Messages {
-                    count: 1,
-                    size: 10 << 20,
-                },
-                1,
-                ReaderSpeed::Unlimited,
-            ),
-            Self::SlowReader => (
-                WorkloadKind::Bulk {
-                    bytes: (bulk_bytes(path, quick) / 10).max(SLOW_READER_MIN_BYTES),
-                },
-                1,
-                ReaderSpeed::Rate((path.rate_bps / 10).max(1)),
-            ),
-            Self::TimerReader => (
-                WorkloadKind::Bulk {
-                    bytes: (bulk_bytes(path, quick) / 2).max(1 << 20),
-                },
-                1,
-                ReaderSpeed::Periodic {
-                    bps: (path.rate_bps / 2).max(1),
-                    period: timer_reader_period(path),
-                },
-            ),
-            Self::Many100 => (
-                WorkloadKind::Bulk { bytes: 1 << 20 },
-                100,
-                ReaderSpeed::Unlimited,
-            ),
-            Self::Many1000 => (
-                WorkloadKind::Bulk { bytes: 64 << 10 },
-                1000,
-                ReaderSpeed::Unlimited,
-            ),
+        use ReaderSpeed::Unlimited;
+        let bulk = |bytes| WorkloadKind::Bulk { bytes };
+        let msgs = |count, size| WorkloadKind::Messages { count, size };
+        let stall = |streams, duration| {
+            Some(Stall {
+                streams,
+                start: DEFAULT_STALL_START,
+                duration,
+            })
+        };
+        let (kind, streams, reader, stall) = match self {
+            Self::Bulk => (bulk(bulk_bytes(path, quick)), 1, Unlimited, None),
+            Self::SmallMsgs => (msgs(1000, 4096), 1, Unlimited, None),
+            Self::SmallMsgs10 => (msgs(1000, 4096), 10, Unlimited, None),
+            // Read as it arrives, as a yamux or HTTP reader does (the
+            // simulator's readers never wait for whole messages, which would
+            // deadlock any window below 10 MiB).
+            Self::LargeMsg => (msgs(1, 10 << 20), 1, Unlimited, None),
+            Self::SlowReader => {
+                let bytes = (bulk_bytes(path, quick) / 10).max(SLOW_READER_MIN_BYTES);
+                let reader = ReaderSpeed::Rate((path.rate_bps / 10).max(1));
+                (bulk(bytes), 1, reader, None)
+            }
+            Self::TimerReader => {
+                let bytes = (bulk_bytes(path, quick) / 2).max(1 << 20);
+                let bps = (path.rate_bps / 2).max(1);
+                let period = timer_reader_period(path);
+                (bulk(bytes), 1, ReaderSpeed::Periodic { bps, period }, None)
+            }
+            Self::Many100 => (bulk(1 << 20), 100, Unlimited, None),
+            Self::Many1000 => (bulk(64 << 10), 1000, Unlimited, None),
             Self::StallMix => {
-                stall = Some(Stall {
-                    streams: STALL_MIX_STREAMS,
-                    start: DEFAULT_STALL_START,
-                    duration: STALL_MIX_DURATION,
-                });
-                (
-                    WorkloadKind::BulkPlus {
-                        bulk: stall_mix_bulk_bytes(path),
-                        each: STALL_MIX_EACH_BYTES,
-                    },
-                    STALL_MIX_STREAMS + 1,
-                    ReaderSpeed::Unlimited,
-                )
+                let (bulk, each) = (stall_mix_bulk_bytes(path), STALL_MIX_EACH_BYTES);
+                let kind = WorkloadKind::BulkPlus { bulk, each };
+                let stall = stall(STALL_MIX_STREAMS, STALL_MIX_DURATION);
+                (kind, STALL_MIX_STREAMS + 1, Unlimited, stall)
             }
             Self::StopReading => {
-                stall = Some(Stall {
-                    streams: 1,
-                    start: DEFAULT_STALL_START,
-                    duration: Duration::MAX,
-                });
-                (
-                    WorkloadKind::Bulk {
-                        bytes: stop_reading_bytes(path),
-                    },
-                    STOP_READING_STREAMS,
-                    ReaderSpeed::Unlimited,
-                )
+                let stall = stall(1, Duration::MAX);
+                let bytes = stop_reading_bytes(path);
+                (bulk(bytes), STOP_READING_STREAMS, Unlimited, stall)
             }
         };
         WorkloadSpec {

@@ -192,31 +192,11 @@ impl PathArgs {
                         ),
                     ));
                 };
-                PathSpec {
-                    name: "custom".to_owned(),
-                    rate_bps: rate,
-                    rtt,
-                    queue_bytes: 0,
-                    overhead_bytes: neqo_fc_sim::net::DEFAULT_OVERHEAD_BYTES,
-                    loss: 0.0,
-                    jitter: Duration::ZERO,
-                    jitter_reorders: false,
-                    reverse_rate_bps: None,
-                    reverse_loss: 0.0,
-                    codel: false,
-                    ecn_rewrite: EcnRewrite::Keep,
-                }
+                profiles::profile("custom", "", rate, rtt).path()
             }
         };
-        let mut changed = false;
-        if let Some(rate) = self.rate {
-            changed |= rate != path.rate_bps;
-            path.rate_bps = rate;
-        }
-        if let Some(rtt) = self.rtt {
-            changed |= rtt != path.rtt;
-            path.rtt = rtt;
-        }
+        let mut changed = set(&mut path.rate_bps, self.rate);
+        changed |= set(&mut path.rtt, self.rtt);
         // A profile's queue follows its (possibly overridden) rate and RTT.
         let queue = self
             .queue
@@ -239,44 +219,31 @@ impl PathArgs {
         }
         changed |= self.profile.is_some() && queue_bytes != path.queue_bytes;
         path.queue_bytes = queue_bytes;
-        if let Some(o) = self.overhead {
-            changed |= o != path.overhead_bytes;
-            path.overhead_bytes = o;
-        }
-        if let Some(loss) = self.loss {
-            changed |= loss != path.loss;
-            path.loss = loss;
-        }
+        changed |= set(&mut path.overhead_bytes, self.overhead);
+        changed |= set(&mut path.loss, self.loss);
         if let Some(j) = self.jitter {
             changed |= j != path.jitter;
             path.jitter = j;
             path.jitter_reorders = !j.is_zero();
         }
-        if self.no_reorder {
-            changed |= path.jitter_reorders;
-            path.jitter_reorders = false;
-        }
-        if let Some(rate) = self.reverse_rate {
-            changed |= Some(rate) != path.reverse_rate_bps;
-            path.reverse_rate_bps = Some(rate);
-        }
-        if let Some(loss) = self.reverse_loss {
-            changed |= loss != path.reverse_loss;
-            path.reverse_loss = loss;
-        }
-        if self.codel {
-            changed |= !path.codel;
-            path.codel = true;
-        }
-        if let Some(how) = self.ecn_rewrite {
-            changed |= EcnRewrite::from(how) != path.ecn_rewrite;
-            path.ecn_rewrite = how.into();
-        }
+        changed |= set(&mut path.jitter_reorders, self.no_reorder.then_some(false));
+        changed |= set(&mut path.reverse_rate_bps, self.reverse_rate.map(Some));
+        changed |= set(&mut path.reverse_loss, self.reverse_loss);
+        changed |= set(&mut path.codel, self.codel.then_some(true));
+        changed |= set(&mut path.ecn_rewrite, self.ecn_rewrite.map(Into::into));
         if changed && self.profile.is_some() {
             path.name.push_str("-custom");
         }
         Ok(path)
     }
+}
+
+/// Sets `field` to `value` when there is one; true if that changed it.
+fn set<T: PartialEq>(field: &mut T, value: Option<T>) -> bool {
+    let Some(value) = value else { return false };
+    let changed = *field != value;
+    *field = value;
+    changed
 }
 
 /// Flags of `fc-lab run`.
@@ -569,10 +536,7 @@ impl TransportArgs {
         }
     }
 
-    /// The configuration overrides these flags ask for.
-    /// The first window flag given (`--initial-window`,
-    /// `--initial-connection-window`), for the tuners they cannot apply
-    /// to.
+    /// The first window flag given, for the tuners it cannot apply to.
     pub(super) fn window_flag_given(&self) -> Option<&'static str> {
         [
             ("--initial-window", self.initial_window.is_some()),
@@ -585,6 +549,7 @@ impl TransportArgs {
         .find_map(|(flag, given)| given.then_some(flag))
     }
 
+    /// The configuration overrides these flags ask for.
     pub(super) fn overrides(&self) -> Overrides {
         Overrides {
             update_fraction: self.update_fraction,

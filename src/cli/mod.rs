@@ -1,19 +1,8 @@
-//! The command line: `fc-lab run`, `fc-lab compare`, `fc-lab profiles`,
-//! `fc-lab sweep`. The pieces other command lines built on the lab reuse
-//! (flag parsers, progress bars, output) are public.
-//!
-//! clap parses the structure; every value goes through the parsers in
-//! [`crate::units`] so that a bad value produces exactly one line,
-//! `error: --flag: expected …, got "…"`, and exit code 2. Nothing here
-//! panics on any input: output goes through fallible writes (a closed pipe
-//! ends the program quietly).
-//!
-//! - `values.rs`: how each flag value is read;
-//! - `args.rs`: the flags (clap definitions) and what they mean;
-//! - `run.rs`, `compare.rs`, `profiles.rs`, `sweep.rs`: the
-//!   commands;
-//! - `progress.rs`: progress bars on a terminal;
-//! - `output.rs`: writing to the terminal.
+//! The command line (`run`, `compare`, `profiles`, `sweep`), with the
+//! pieces other command lines on the lab reuse (flag parsers, progress bars,
+//! output). A bad value produces one line, `error: --flag: expected …, got
+//! "…"`, and exit code 2; nothing panics on any input (a closed pipe ends
+//! the program quietly).
 
 mod args;
 mod compare;

@@ -1,8 +1,5 @@
 //! `fc-lab run`: one scenario, its summary (or JSON), and the qlog traces
-//! and plot it asks for. Output paths are checked before the run; a cost
-//! estimate warns before a run far beyond the usual; a progress bar (on a
-//! terminal) shows bytes read and an estimate; `--max-wall` stops the run
-//! cleanly and reports what it delivered.
+//! and plot it asks for; `--max-wall` stops it and reports what it read.
 
 use std::{
     ops::ControlFlow,
@@ -128,6 +125,7 @@ pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
 /// (more than [`WARN_WALL`] of wall time), or that cannot finish within its
 /// simulated time limit; `None` for an ordinary run.
 #[must_use]
+#[allow(clippy::cast_precision_loss)]
 pub fn cost_warning(spec: &RunSpec, cost: &Cost, max_wall: Option<Duration>) -> Option<String> {
     let mut parts = Vec::new();
     if cost.wall > WARN_WALL {
@@ -138,7 +136,7 @@ pub fn cost_warning(spec: &RunSpec, cost: &Cost, max_wall: Option<Duration>) -> 
         parts.push(format!(
             "{} over {} is about {:.1e} simulator events, roughly {} of wall time here ({bound})",
             format::bytes(spec.workload.total_bytes()),
-            format::rate(rate_f64(spec.path.rate_bps)),
+            format::rate(spec.path.rate_bps as f64),
             cost.events,
             long_duration(cost.wall),
         ));
@@ -153,11 +151,6 @@ pub fn cost_warning(spec: &RunSpec, cost: &Cost, max_wall: Option<Duration>) -> 
         ));
     }
     (!parts.is_empty()).then(|| format!("warning: {}", parts.join("; ")))
-}
-
-#[allow(clippy::cast_precision_loss)]
-fn rate_f64(bps: u64) -> f64 {
-    bps as f64
 }
 
 /// `45 s`, `12 min`, `3.4 h`, `9 days`: a wall or simulated time a person

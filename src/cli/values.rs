@@ -2,7 +2,7 @@
 //! workloads, tuners) and the ranged numbers, sizes and durations built on
 //! [`crate::units`]. A bad value becomes one line naming what was expected.
 
-use std::time::Duration;
+use std::{ops::RangeInclusive, time::Duration};
 
 use neqo_fc_sim::scenario::Stall;
 
@@ -117,36 +117,42 @@ pub(super) fn qlog_dir_arg(s: &str) -> Result<std::path::PathBuf, ArgError> {
     Ok(path)
 }
 
+/// `parse(s)` as a `T` in `range`, or an error saying `expected`.
+fn in_range<N, T: TryFrom<N> + PartialOrd>(
+    parse: fn(&str) -> Result<N, UnitError>,
+    s: &str,
+    expected: &'static str,
+    range: RangeInclusive<T>,
+) -> Result<T, UnitError> {
+    parse(s)
+        .ok()
+        .and_then(|n| T::try_from(n).ok())
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| unit_err(expected, s))
+}
+
 pub(super) fn jitter_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a duration up to 10s like 5ms, 100us or 0ms (ns, us, ms, s)";
-    match units::parse_duration(s) {
-        Ok(d) if d <= Duration::from_secs(10) => Ok(d),
-        _ => Err(unit_err(E, s)),
-    }
+    let range = Duration::ZERO..=Duration::from_secs(10);
+    in_range(units::parse_duration, s, E, range)
 }
 
 pub(super) fn time_limit_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a positive duration like 10s or 500ms (ns, us, ms, s)";
-    match units::parse_duration(s) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(unit_err(E, s)),
-    }
+    let range = Duration::from_nanos(1)..=Duration::MAX;
+    in_range(units::parse_duration, s, E, range)
 }
 
 pub(super) fn max_wall_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a positive wall-clock duration like 60s or 500ms (ns, us, ms, s)";
-    match units::parse_duration(s) {
-        Ok(d) if !d.is_zero() => Ok(d),
-        _ => Err(unit_err(E, s)),
-    }
+    let range = Duration::from_nanos(1)..=Duration::MAX;
+    in_range(units::parse_duration, s, E, range)
 }
 
 pub(super) fn reader_period_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a duration from 1us to 10s like 20ms (ns, us, ms, s)";
-    match units::parse_duration(s) {
-        Ok(d) if d >= Duration::from_micros(1) && d <= Duration::from_secs(10) => Ok(d),
-        _ => Err(unit_err(E, s)),
-    }
+    let range = Duration::from_micros(1)..=Duration::from_secs(10);
+    in_range(units::parse_duration, s, E, range)
 }
 
 pub(super) fn positive_size_arg(s: &str) -> Result<u64, UnitError> {
@@ -163,19 +169,12 @@ pub(super) fn positive_size_arg(s: &str) -> Result<u64, UnitError> {
 
 pub(super) fn overhead_arg(s: &str) -> Result<u32, UnitError> {
     const E: &str = "a byte count in 0..=65535 like 28 or 80";
-    units::parse_size(s)
-        .ok()
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|&n| n <= 65_535)
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_size, s, E, 0..=65_535)
 }
 
 pub(super) fn messages_arg(s: &str) -> Result<u64, UnitError> {
     const E: &str = "a whole number ≥ 1 like 1000";
-    units::parse_count(s)
-        .ok()
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=u64::MAX)
 }
 
 /// Most streams one run may open.
@@ -183,11 +182,7 @@ pub const MAX_STREAMS: u32 = 10_000;
 
 pub(super) fn streams_arg(s: &str) -> Result<u32, UnitError> {
     const E: &str = "a stream count in 1..=10000 like 1 or 10";
-    units::parse_count(s)
-        .ok()
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| (1..=MAX_STREAMS).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=MAX_STREAMS)
 }
 
 pub(super) fn stall_arg(s: &str) -> Result<Stall, UnitError> {
@@ -197,19 +192,12 @@ pub(super) fn stall_arg(s: &str) -> Result<Stall, UnitError> {
 /// `--threads`: a worker count in 1..=1024.
 pub fn threads_arg(s: &str) -> Result<usize, UnitError> {
     const E: &str = "a thread count in 1..=1024 like 2";
-    units::parse_count(s)
-        .ok()
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|n| (1..=1024).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=1024)
 }
 
 pub(super) fn random_seeds_arg(s: &str) -> Result<u64, UnitError> {
     const E: &str = "a seed count in 1..=100 like 5";
-    units::parse_count(s)
-        .ok()
-        .filter(|n| (1..=100).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=100)
 }
 
 /// Most seeds one sweep may run.
@@ -217,36 +205,23 @@ pub const MAX_SWEEP_SEEDS: u64 = 10_000_000;
 
 pub(super) fn seeds_arg(s: &str) -> Result<u64, UnitError> {
     const E: &str = "a seed count in 1..=10000000 like 1000";
-    units::parse_count(s)
-        .ok()
-        .filter(|n| (1..=MAX_SWEEP_SEEDS).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=MAX_SWEEP_SEEDS)
 }
 
 pub(super) fn datagram_size_arg(s: &str) -> Result<u32, UnitError> {
     const E: &str = "a datagram size in 1200..=65527 bytes like 1252 or 1500";
-    units::parse_size(s)
-        .ok()
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| (1200..=65_527).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_size, s, E, 1200..=65_527)
 }
 
 pub(super) fn ack_ratio_arg(s: &str) -> Result<u32, UnitError> {
     const E: &str = "a packet count in 1..=1000 like 2 or 256";
-    units::parse_count(s)
-        .ok()
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| (1..=1000).contains(n))
-        .ok_or_else(|| unit_err(E, s))
+    in_range(units::parse_count, s, E, 1..=1000)
 }
 
 pub(super) fn max_ack_delay_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a duration from 1ms to 1s like 25ms (ns, us, ms, s)";
-    match units::parse_duration(s) {
-        Ok(d) if d >= Duration::from_millis(1) && d <= Duration::from_secs(1) => Ok(d),
-        _ => Err(unit_err(E, s)),
-    }
+    let range = Duration::from_millis(1)..=Duration::from_secs(1);
+    in_range(units::parse_duration, s, E, range)
 }
 
 /// `--send-buffer`: bytes, or `None` for `none` (no limit).
@@ -258,9 +233,6 @@ pub(super) fn send_buffer_arg(s: &str) -> Result<SendBuffer, UnitError> {
     if s == "none" {
         return Ok(SendBuffer(None));
     }
-    units::parse_size(s)
-        .ok()
-        .filter(|n| (1500..=neqo_fc::MAX_VARINT).contains(n))
-        .map(|n| SendBuffer(Some(n)))
-        .ok_or_else(|| unit_err(E, s))
+    let size = in_range(units::parse_size, s, E, 1500..=neqo_fc::MAX_VARINT)?;
+    Ok(SendBuffer(Some(size)))
 }

@@ -1,15 +1,7 @@
-//! What a comparison found, as a person asks it: per scenario (workload)
-//! and path, which strategy was fastest, by how much, at what memory, and
-//! how `default` (ours) did against it — report.md's first section and the
-//! README's findings.
-//!
-//! "Fastest" is the highest goodput among the strategies that delivered
-//! everything, leaving out `unlimited` (flow control switched off: the
-//! bound, not a contender); with stalled readers it is the goodput of the
-//! streams that kept reading during the stall. Runs within [`TIE`] of the
-//! fastest count as ties. Memory is what the scenario is about: the peak
-//! stream window (one stream), the peak receive buffer (a paced reader or
-//! stalled readers) or the credit over all streams (many streams).
+//! What a comparison found: per scenario (workload) and path, the fastest
+//! strategy (highest [`rank_goodput`] among those that delivered
+//! everything; `unlimited` is the bound, not a contender), its [`Memory`],
+//! and how `default` did against it (within [`TIE`] is a tie).
 
 use super::rows::distinct;
 use crate::{

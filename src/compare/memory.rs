@@ -1,11 +1,10 @@
-//! Memory with many streams (issue #5): the table of a many-streams group
-//! and report.md's "Memory" summary of the 100-stream workload — the
-//! credit each strategy hands out over all streams, as a multiple of the
-//! BDP and against `default`'s, beside the goodput it buys.
+//! Memory with many streams: the table of a many-streams group and
+//! report.md's "Memory" section (the credit each strategy hands out over
+//! all streams against `default`'s, beside the goodput it buys).
 
 use std::time::Duration;
 
-use super::rows::{best_time, note, time_ratio};
+use super::rows::{best_time, distinct, note, time_ratio};
 use crate::{
     format,
     report::RunReport,
@@ -91,14 +90,8 @@ const WORKLOAD: MatrixWorkload = MatrixWorkload::Many100;
 pub fn memory_markdown(reports: &[RunReport]) -> String {
     let name = WORKLOAD.name();
     let rows: Vec<&RunReport> = reports.iter().filter(|r| r.workload == name).collect();
-    let mut profiles: Vec<&str> = Vec::new();
-    for r in &rows {
-        if !profiles.contains(&r.profile.as_str()) {
-            profiles.push(&r.profile);
-        }
-    }
     let mut md = String::new();
-    for profile in profiles {
+    for profile in distinct(rows.iter().copied(), |r| &r.profile) {
         let runs: Vec<&RunReport> = rows
             .iter()
             .copied()

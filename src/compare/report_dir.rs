@@ -1,9 +1,6 @@
-//! The report folder `compare` writes: `report.json` (every run), the SVG
-//! bar charts, and `report.md`, which reads top-down as a person asks:
-//! what ran; the findings (per scenario, who wins, by how much, at what
-//! memory); per scenario its profile × strategy table with its two charts
-//! beside it; the memory section of the many-streams runs; every run's row
-//! (folded); the column legend.
+//! The report folder `compare` writes: `report.json` (every run), SVG bar
+//! charts, and `report.md` (what ran, the findings, each scenario's table
+//! and charts, the many-streams memory section, every run, the legend).
 
 use std::path::{Path, PathBuf};
 
@@ -154,11 +151,14 @@ pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> St
     md
 }
 
+/// [`LabError::Io`] about `path`.
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> LabError {
+    let path = path.to_owned();
+    move |source| LabError::Io { path, source }
+}
+
 fn write_file(path: &Path, contents: &str) -> Result<(), LabError> {
-    std::fs::write(path, contents).map_err(|source| LabError::Io {
-        path: path.to_owned(),
-        source,
-    })
+    std::fs::write(path, contents).map_err(io_err(path))
 }
 
 /// A chart's value label: three significant digits, more below 0.01 so a
@@ -175,11 +175,9 @@ fn value_label(v: f64) -> String {
     }
 }
 
-/// Draws the report's bar charts into `dir`, two per workload, each bar in
-/// its strategy's colour ([`colour`]): what the scenario ranks by as a
-/// share of the link rate (the stall goodput with stalled readers), and its
-/// memory as a multiple of the BDP (log scale; the same measure as its
-/// table). Returns the files written.
+/// Draws two bar charts per workload into `dir` (each strategy in its
+/// [`colour`]): the goodput it ranks by as a share of the link rate, and
+/// its memory over the BDP (log scale). Returns the files written.
 ///
 /// # Errors
 /// [`LabError::Plot`] when a file cannot be written.
@@ -258,10 +256,9 @@ pub fn write_plots(dir: &Path, reports: &[RunReport]) -> Result<Vec<PathBuf>, La
             Memory::Credit => ("credit", "peak credit over all streams / BDP"),
             Memory::Buffer => ("buffer", "peak receive buffer / BDP"),
         };
-        #[allow(clippy::cast_precision_loss)]
         let metric = move |r: &RunReport| {
             Some(match memory {
-                Memory::Buffer => r.peak_recv_buffer_bytes as f64 / r.bdp_bytes as f64,
+                Memory::Buffer => r.buffer_bdp(),
                 _ => memory.value(r),
             })
         };
@@ -318,10 +315,9 @@ fn survey(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
     Ok((ours, others))
 }
 
-/// Checks, before anything runs, that `dir` can be `compare`'s report
-/// folder: it is created if missing, and must hold nothing but report files
-/// (which the new report replaces), so no file of anyone else is ever
-/// removed and no stale chart of an earlier run survives.
+/// Checks before anything runs that `dir` can be the report folder: it is
+/// created if missing and must hold nothing but report files, so nobody
+/// else's file is removed and no stale chart survives.
 ///
 /// # Errors
 /// [`LabError::Flag`] naming `--out` otherwise.
@@ -346,9 +342,8 @@ pub fn prepare_report_dir(dir: &Path) -> Result<(), LabError> {
     Ok(())
 }
 
-/// Writes `report.json`, `report.md` and the plots into `dir` (created if
-/// missing), after removing the report files an earlier run left there
-/// (see [`prepare_report_dir`]). Returns every file written.
+/// Replaces the report files in `dir` (created if missing) with this
+/// report's and returns every file written.
 ///
 /// # Errors
 /// [`LabError::Io`] / [`LabError::Plot`] when a file cannot be written or
@@ -358,16 +353,10 @@ pub fn write_report(
     reports: &[RunReport],
     matrix: &Matrix,
 ) -> Result<Vec<PathBuf>, LabError> {
-    std::fs::create_dir_all(dir).map_err(|source| LabError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
-    let (old, _) = survey(dir).map_err(|source| LabError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let (old, _) = survey(dir).map_err(io_err(dir))?;
     for file in old {
-        std::fs::remove_file(&file).map_err(|source| LabError::Io { path: file, source })?;
+        std::fs::remove_file(&file).map_err(io_err(&file))?;
     }
     let json_path = dir.join("report.json");
     let json = serde_json::to_string_pretty(reports).map_err(|e| LabError::Io {

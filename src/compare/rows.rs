@@ -12,7 +12,10 @@ pub fn groups(reports: &[RunReport]) -> Vec<&[RunReport]> {
 }
 
 /// Distinct values of `key` over `reports`, in first-seen order.
-pub fn distinct(reports: &[RunReport], key: fn(&RunReport) -> &str) -> Vec<&str> {
+pub fn distinct<'a>(
+    reports: impl IntoIterator<Item = &'a RunReport>,
+    key: fn(&RunReport) -> &str,
+) -> Vec<&'a str> {
     let mut seen: Vec<&str> = Vec::new();
     for r in reports {
         let v = key(r);

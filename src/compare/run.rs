@@ -4,13 +4,9 @@
 
 use crate::{execute::execute, report::RunReport, spec::RunSpec};
 
-/// Runs every spec on `threads` threads (at least one) and returns the
-/// reports in spec order. `on_done` is called once per finished run (from
-/// the worker threads) for progress display.
-///
-/// Jobs start largest first (by bytes to deliver) to balance the threads;
-/// a run that fails (invalid settings, a simulator panic) yields a report
-/// with `error` set instead of stopping the others.
+/// Runs every spec on `threads` threads (at least one), largest first, and
+/// returns the reports in spec order; a run that fails yields a report with
+/// `error` set. `on_done` is called once per finished run (for progress).
 pub fn run_all(
     specs: &[RunSpec],
     threads: usize,

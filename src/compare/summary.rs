@@ -11,25 +11,17 @@ use crate::{
     table::{Align, Table},
 };
 
-/// The profile × tuner matrix of `workload` (a row per profile, a column
-/// per tuner that ran it), each cell `goodput · memory` — `stall goodput ·
-/// peak receive buffer` with stalled readers, `goodput · peak receive
-/// buffer` for a paced reader, `goodput · peak credit / BDP` for many
-/// streams, `goodput · peak stream window / BDP` otherwise (`failed` /
-/// `incomplete` when the run did not deliver everything); with the
-/// phrase saying what the cells hold. `None` when nothing ran it.
+/// The profile × tuner matrix of `workload`, each cell `goodput · memory`
+/// ([`rank_goodput`], [`Memory`]; `failed` / `incomplete` when the run did
+/// not deliver everything), with a phrase saying what the cells hold;
+/// `None` when nothing ran it.
 #[must_use]
 pub fn summary_table(reports: &[RunReport], workload: &str) -> Option<(String, Table)> {
     let rows: Vec<&RunReport> = reports.iter().filter(|r| r.workload == workload).collect();
     if rows.is_empty() {
         return None;
     }
-    let mut tuners: Vec<&str> = Vec::new();
-    for r in &rows {
-        if !tuners.contains(&r.tuner.as_str()) {
-            tuners.push(&r.tuner);
-        }
-    }
+    let tuners = distinct(rows.iter().copied(), |r| &r.tuner);
     let stalled = rows.iter().all(|r| r.stall.is_some());
     let memory = Memory::of(&rows);
     let first = if stalled { "stall goodput" } else { "goodput" };

@@ -1,11 +1,7 @@
-//! One recorded simulator event as one qlog 0.3 event.
-//!
-//! Standard events use the `qlog` crate's own types; window changes from
-//! `neqo-fc` have no standard event and become a [`JsonEvent`] named
-//! [`WINDOW_UPDATED`]; so do changes of the sender's ECN validation
-//! ([`ECN_STATE_UPDATED`]: qlog 0.3 has no such event; later drafts name
-//! it `quic:ecn_state_updated`). The crate's `generic:*` events (`Message`, `Marker`,
-//! errors) are never produced: the streamer panics on them.
+//! One recorded simulator event as one qlog 0.3 event: the `qlog` crate's
+//! types where qlog 0.3 has the event, else a custom [`JsonEvent`]
+//! ([`WINDOW_UPDATED`], [`ECN_STATE_UPDATED`]). Never a `generic:*` event:
+//! the streamer panics on them.
 
 use std::time::Duration;
 
@@ -188,15 +184,14 @@ fn ecn_state_updated(time: f32, old: EcnState, new: EcnState) -> JsonEvent {
         EcnState::Failed(_) => "failed",
     };
     let mut data = json!({ "old": name(old), "new": name(new) });
-    if let (EcnState::Failed(why), Some(map)) = (new, data.as_object_mut()) {
-        let trigger = match why {
+    if let EcnState::Failed(why) = new {
+        data["trigger"] = json!(match why {
             EcnFailure::NoCounts => "no_ecn_counts",
             EcnFailure::CountsDecreased => "counts_decreased",
             EcnFailure::Ect1Reported => "ect1_reported",
             EcnFailure::MarksLost => "marks_lost",
             EcnFailure::MoreThanSent => "more_than_sent",
-        };
-        map.insert("trigger".to_owned(), json!(trigger));
+        });
     }
     JsonEvent {
         time,
@@ -217,15 +212,13 @@ fn window_updated(time: f32, c: &WindowChange) -> JsonEvent {
         "new": c.new,
         "reason": c.reason.as_str(),
     });
-    if let Some(map) = data.as_object_mut() {
-        if let Subject::Stream(id) = c.subject {
-            map.insert("stream_id".to_owned(), json!(id.0));
-        }
-        // The tuning step's inputs, where one made the change.
-        if let (Some(rtt), Some(elapsed)) = (c.rtt, c.elapsed) {
-            map.insert("rtt".to_owned(), json!(duration_ms(rtt)));
-            map.insert("elapsed".to_owned(), json!(duration_ms(elapsed)));
-        }
+    if let Subject::Stream(id) = c.subject {
+        data["stream_id"] = json!(id.0);
+    }
+    // The tuning step's inputs, where one made the change.
+    if let (Some(rtt), Some(elapsed)) = (c.rtt, c.elapsed) {
+        data["rtt"] = json!(duration_ms(rtt));
+        data["elapsed"] = json!(duration_ms(elapsed));
     }
     JsonEvent {
         time,

@@ -1,18 +1,9 @@
-//! qlog traces of a simulated run, in the format qvis reads: qlog 0.3,
-//! JSON-SEQ, written by the `qlog` crate (=0.16.0) streamer.
-//!
-//! One trace per endpoint ([`Endpoint::Client`] reads the data and sends
-//! MAX_DATA / MAX_STREAM_DATA; [`Endpoint::Server`] sends the data and runs
-//! congestion control). Events: `transport:parameters_set`,
-//! `transport:packet_sent` / `transport:packet_received` with every frame and
-//! the datagram size as `raw.length`, `recovery:metrics_updated`,
-//! `recovery:packet_lost`, `recovery:congestion_state_updated`,
-//! `connectivity:connection_closed`, and the custom
-//! [`WINDOW_UPDATED`] event for each `neqo-fc` window change. Times are the
-//! simulated milliseconds since the start of the run and never decrease.
-//!
-//! What gets recorded (every packet, or only flow-control packets plus a
-//! sample) is the scenario's `TraceLevel`; this module writes what it gets.
+//! qlog traces of a simulated run as qvis reads them: qlog 0.3 JSON-SEQ
+//! written by the `qlog` crate's streamer, one trace per endpoint (the
+//! client reads and sends MAX_DATA / MAX_STREAM_DATA, the server sends and
+//! runs congestion control). Times are simulated milliseconds since the
+//! start of the run and never decrease; what is recorded is the scenario's
+//! `TraceLevel`.
 
 mod events;
 mod frames;
@@ -33,35 +24,22 @@ pub use frames::{ACK_DELAY_EXPONENT, ack_delay_ms, quic_frame};
 pub use sink::SharedBuf;
 pub use writer::{REFERENCE_TIME_MS, SERVER_TIME_OFFSET_MS, write_trace};
 
+use crate::spec::sanitize;
+
 /// Both endpoints, in the order traces are written.
 pub const ENDPOINTS: [Endpoint; 2] = [Endpoint::Client, Endpoint::Server];
 
-/// The file name of one endpoint's trace: `<name_prefix>-<endpoint>.sqlog`,
-/// with every character of `name_prefix` outside `[A-Za-z0-9._-]` replaced
-/// by `-` (so `gbit-50ms-fixed:1MiB-1` gives `gbit-50ms-fixed-1MiB-1-…`: the
-/// name stays one path component, portable to every file system, and
-/// usable in a URL without escaping). qvis picks the JSON-SEQ reader from
-/// the `.sqlog` extension.
+/// The file name of one endpoint's trace, `<name_prefix>-<endpoint>.sqlog`,
+/// with `name_prefix` [`sanitize`]d so it stays one portable path component
+/// (qvis picks its JSON-SEQ reader from the `.sqlog` extension).
 #[must_use]
 pub fn trace_file_name(name_prefix: &str, endpoint: Endpoint) -> String {
-    let safe: String = name_prefix
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    format!("{safe}-{}.sqlog", endpoint.as_str())
+    format!("{}-{}.sqlog", sanitize(name_prefix), endpoint.as_str())
 }
 
-/// Writes `<dir>/<name_prefix>-client.sqlog` and
-/// `<dir>/<name_prefix>-server.sqlog` (names as [`trace_file_name`] makes
-/// them; `dir` is created if needed) and returns their paths, client first.
-/// Existing files are replaced. The traces' title and `group_id` keep
-/// `name_prefix` unchanged.
+/// Writes both endpoints' traces into `dir` (created if needed; existing
+/// files replaced) and returns their paths, client first. The traces' title
+/// and `group_id` keep `name_prefix` unchanged.
 ///
 /// # Errors
 /// Any error creating the directory or writing a file.

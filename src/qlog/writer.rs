@@ -1,11 +1,10 @@
-//! Streams one endpoint's recorded events as a qlog 0.3 JSON-SEQ trace with
-//! the `qlog` crate's [`QlogStreamer`].
+//! One endpoint's recorded events as a qlog 0.3 JSON-SEQ trace.
 
 use std::io::{self, Write};
 
 use neqo_fc_sim::{
     scenario::{RunResult, Scenario},
-    trace::{Endpoint, TraceRecord},
+    trace::Endpoint,
 };
 use qlog::{
     CommonFields, Configuration, QLOG_VERSION, TraceSeq, VantagePoint, VantagePointType,
@@ -15,25 +14,21 @@ use qlog::{
 use super::events::{QlogEvent, qlog_event};
 use crate::format;
 
-/// `common_fields.reference_time` of every trace, in ms since the Unix
-/// epoch: simulated time zero pinned to 2025-01-01 00:00:00 UTC. A fixed
-/// value keeps traces byte-identical run to run; a real one (not 0) is what
-/// lets qvis put both traces of a run on one time line (with 0 it assumes
-/// the client forgot it and shifts the traces apart).
+/// `common_fields.reference_time` of every trace, ms since the Unix epoch:
+/// simulated time zero at 2025-01-01 00:00:00 UTC. Fixed, so traces are
+/// byte-identical run to run; not 0, which qvis takes for "missing" and
+/// then shifts the two traces apart.
 pub const REFERENCE_TIME_MS: f64 = 1_735_689_600_000.0;
 
-/// `configuration.time_offset` of the server's trace, in ms. Both traces
-/// use one clock, so the true offset is 0; but qvis's sequence diagram
-/// takes a zero offset for "not known" and then shifts the server's trace
-/// by half an RTT (estimated from `latest_rtt`), which makes packets arrive
-/// before they leave. A stated offset of one microsecond -- below what the
-/// traces' millisecond times resolve -- tells it the traces are aligned.
+/// `configuration.time_offset` of the server's trace, ms. Both traces share
+/// one clock, but qvis takes a zero offset for "unknown" and shifts the
+/// server's trace by half an RTT (packets then arrive before they leave);
+/// one microsecond, below the traces' resolution, says they are aligned.
 pub const SERVER_TIME_OFFSET_MS: f64 = 0.001;
 
-/// Writes the trace of `endpoint` from `result` to `writer`: the JSON-SEQ
-/// header record, then one record per event of that endpoint, ordered by
-/// simulated time (equal times keep their recorded order), so `time` never
-/// decreases. `name` titles the trace and groups the two endpoints' traces.
+/// Writes the trace of `endpoint` to `writer`: the JSON-SEQ header, then
+/// the endpoint's events stably sorted by simulated time. `name` titles the
+/// trace and groups the two endpoints' traces.
 ///
 /// # Errors
 /// Any I/O error of `writer`, or a serialisation failure of the streamer.
@@ -49,16 +44,19 @@ pub fn write_trace<W: Write + Send + Sync + 'static>(
         Some(format!("{name} {}", endpoint.as_str())),
         Some(description(scenario)),
         None,
-        // The streamer wants a start instant; it is only read by its
-        // `*_now`/`*_with_instant` methods, which are never called here: every
-        // event carries its simulated time, so the output stays deterministic.
+        // Read only by the `*_now` / `*_with_instant` methods, never called:
+        // every event carries its simulated time.
         std::time::Instant::now(),
         trace_seq(endpoint, name),
         EventImportance::Extra,
         Box::new(writer),
     );
     streamer.start_log().map_err(to_io)?;
-    for record in endpoint_records(&result.trace, endpoint) {
+    let trace = &result.trace;
+    let mut records: Vec<_> = trace.iter().filter(|r| r.endpoint == endpoint).collect();
+    // Stable: equal times keep their recorded order.
+    records.sort_by_key(|r| r.time);
+    for record in records {
         let added = match qlog_event(record.time, &record.event) {
             QlogEvent::Standard(e) => streamer.add_event(e),
             QlogEvent::Custom(e) => streamer.add_event(e),
@@ -68,18 +66,10 @@ pub fn write_trace<W: Write + Send + Sync + 'static>(
     streamer.finish_log().map_err(to_io)
 }
 
-/// The records of `endpoint`, stably sorted by time.
-fn endpoint_records(trace: &[TraceRecord], endpoint: Endpoint) -> Vec<&TraceRecord> {
-    let mut records: Vec<&TraceRecord> = trace.iter().filter(|r| r.endpoint == endpoint).collect();
-    // Stable, and linear when the transport already recorded in time order.
-    records.sort_by_key(|r| r.time);
-    records
-}
-
 fn trace_seq(endpoint: Endpoint, name: &str) -> TraceSeq {
-    let ty = match endpoint {
-        Endpoint::Client => VantagePointType::Client,
-        Endpoint::Server => VantagePointType::Server,
+    let (ty, time_offset) = match endpoint {
+        Endpoint::Client => (VantagePointType::Client, 0.0),
+        Endpoint::Server => (VantagePointType::Server, SERVER_TIME_OFFSET_MS),
     };
     TraceSeq::new(
         VantagePoint {
@@ -90,10 +80,7 @@ fn trace_seq(endpoint: Endpoint, name: &str) -> TraceSeq {
         Some(format!("{name} {}", endpoint.as_str())),
         None,
         Some(Configuration {
-            time_offset: Some(match endpoint {
-                Endpoint::Client => 0.0,
-                Endpoint::Server => SERVER_TIME_OFFSET_MS,
-            }),
+            time_offset: Some(time_offset),
             original_uris: None,
         }),
         Some(CommonFields {

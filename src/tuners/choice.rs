@@ -1,11 +1,7 @@
-//! A strategy together with the connection memory budget switched on or
-//! off: what `--tuner` names (`neqo`, `neqo+budget`, `default-budget`).
-//!
-//! `default` has the budget on (`Config::default()`); the peers (`neqo`,
-//! `double`, `fixed:SIZE`) have it off, as their stacks have none. A
-//! `+budget` suffix adds [`neqo_fc::Budget::default`] to a peer's settings,
-//! `-budget` removes it from ours; a suffix that restates the strategy's
-//! own setting is accepted and dropped from the canonical name.
+//! A strategy with the connection memory budget on or off: what `--tuner`
+//! names (`neqo`, `neqo+budget`, `default-budget`). Only `default` has the
+//! budget by itself; a suffix that restates a strategy's own setting is
+//! accepted and dropped from the canonical name.
 
 use neqo_fc::{Budget, ConfigError, Fraction};
 
@@ -64,13 +60,11 @@ impl TunerChoice {
         Self { base, budget }
     }
 
-    /// Parses a strategy name (see [`TunerSpec::parse`]) optionally followed
-    /// by `+budget` or `-budget`: `neqo+budget`, `default-budget`,
-    /// `fixed:1MiB+budget`.
+    /// Parses a [`TunerSpec`] name optionally followed by `+budget` or
+    /// `-budget` (`fixed:1MiB+budget`).
     ///
     /// # Errors
-    /// A one-line message (without the flag name) saying what is accepted
-    /// and echoing `s`.
+    /// One line (without the flag name) saying what is accepted, echoing `s`.
     pub fn parse(s: &str) -> Result<Self, String> {
         let (rest, budget) = if let Some(rest) = s.strip_suffix(BUDGET_ON) {
             (rest, Some(true))

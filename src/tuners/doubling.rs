@@ -7,13 +7,11 @@ use neqo_fc::{Rtt, TuneInput, Tuner};
 
 use super::caps::WindowCaps;
 
-/// Doubles the window when the previous tuning step (the previous
-/// MAX_DATA / MAX_STREAM_DATA) was less than `2 × smoothed_rtt` ago, up to
-/// the cap ([`TuneInput::max_window`], from the config: quiche's are
-/// [`DoublingTuner::CAPS`]).
+/// Doubles the window when the previous tuning step was less than
+/// `2 × smoothed_rtt` ago, up to [`TuneInput::max_window`] (quiche's caps
+/// are [`DoublingTuner::CAPS`]).
 ///
-/// Invariant: returns the current window or `min(2 × window, cap)`; never
-/// more than the cap, never less than the window.
+/// Invariant: returns the window or `min(2 × window, cap)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DoublingTuner;
 
