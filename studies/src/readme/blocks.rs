@@ -123,7 +123,7 @@ fn neqo_bench(runs: &Runs) -> Result<String, LabError> {
          overhead, 1 GiB (`fc-lab run --profile neqo-bench --size 1GiB`): **{:.0} Mbit/s** \
          (default tuner), {:.0} Mbit/s with unlimited windows. {aim}: the queue is a tenth of the BDP, so CUBIC's \
          post-loss window (0.7 × ~1.1 BDP) leaves the link underused; {fc}. The test is kept, \
-         ignored, with these numbers (`tests/gigabit.rs`).\n",
+         ignored; `--ignored` prints its numbers (`tests/gigabit.rs`).\n",
         d.goodput_bps / 1e6,
         u.goodput_bps / 1e6,
     ))
