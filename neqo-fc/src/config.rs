@@ -1,5 +1,4 @@
-//! Configuration with documented defaults, and the validated form every
-//! controller is built from.
+//! Configuration with its defaults, and the validated form controllers take.
 
 use std::ops::Deref;
 
@@ -9,55 +8,40 @@ use crate::{Budget, Fraction, MAX_VARINT};
 /// §4.6: a larger value could not be encoded as a stream ID).
 pub const MAX_STREAMS: u64 = 1 << 60;
 
-/// Receive-side flow-control settings for one connection: the single
-/// source of truth for every window, cap and ratio (tuners hold only their
-/// own rule's parameters).
-///
-/// Plain data with public fields; controllers take a [`ValidConfig`],
-/// which only [`Config::validate`] makes, so no controller ever sees a
-/// setting outside the ranges listed there.
+/// Receive-side flow-control settings for one connection: every window, cap
+/// and ratio (tuners hold only their own parameters). Controllers take a
+/// [`ValidConfig`], which only [`Config::validate`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// `initial_max_stream_data_*` we advertise in the transport
-    /// parameters. Default 64 KiB (neqo: 1 MiB): every stream the peer may
-    /// open holds this much credit from the start, so it sets the memory a
-    /// connection promises before anyone reads. A stream's window is
-    /// seeded above it at once (from the connection's estimate, within the
-    /// budget), so a small promise costs a transfer little while many
-    /// streams still open cheaply.
+    /// `initial_max_stream_data_*` we advertise: the credit every stream
+    /// holds before anyone reads. Default 64 KiB (neqo: 1 MiB); windows are
+    /// seeded above it at once.
     pub initial_stream_window: u64,
-    /// `initial_max_data` we advertise, and the connection's estimated
-    /// need before any data flowed: the first seeds are fractions of it,
-    /// the growth budget a multiple. Default 1 MiB (neqo: 2 MiB, quiche
-    /// 1.5 MiB).
+    /// `initial_max_data` we advertise, and the estimated need before data
+    /// flows. Default 1 MiB (neqo: 2 MiB, quiche 1.5 MiB).
     pub initial_connection_window: u64,
-    /// Largest stream window any tuner may grow to (32 MiB: 1.33 × the BDP
-    /// of 1 Gbit/s at 200 ms). Rebalancing never raises past it either.
+    /// Cap on stream windows. Default 32 MiB (1.33 × the BDP of 1 Gbit/s at
+    /// 200 ms).
     pub max_stream_window: u64,
-    /// Largest connection window a tuner may grow to (48 MiB = 1.5 × the
-    /// stream cap). The connection floor may exceed it to cover credit
-    /// already given to streams; the budget bounds memory then.
+    /// Cap on the tuned connection window (the floor may pass it to cover
+    /// credit given). Default 48 MiB (1.5 × the stream cap).
     pub max_connection_window: u64,
     /// Share of the window the application must retire before a
     /// MAX_DATA / MAX_STREAM_DATA is due. Default ¼ (neqo).
     pub update_fraction: Fraction,
-    /// New streams start at `max(initial_stream_window, seed × connection
-    /// estimate)`, within the budget; `None` disables seeding. Default ½:
-    /// the first stream starts at 512 KiB, half the 1 MiB initial window
-    /// neqo and quiche give every stream.
+    /// New streams start at `max(initial, this × estimate)`
+    /// ([`Config::seed_window`]); `None`: no seeding. Default ½.
     pub seed_fraction: Option<Fraction>,
     /// The connection window is kept ≥ this × the largest stream window.
-    /// Default 3/2 (quiche, quic-go). Zero turns the floor off, for a
-    /// stack that tunes its connection window on its own as neqo main
-    /// does (only without a budget: the budget's shares are measured
-    /// through the floor).
+    /// Default 3/2 (quiche, quic-go); 0 (no floor, for a stack that tunes its
+    /// connection window itself) only without a budget.
     pub connection_floor: Fraction,
-    /// Connection-wide memory budget and idle-stream reclaim; `None` =
-    /// unbounded (as every peer stack). Default: [`Budget::default`].
+    /// Memory budget and idle-stream reclaim; `None`: unbounded. Default
+    /// [`Budget::default`].
     pub budget: Option<Budget>,
-    /// Bidirectional streams the peer may have open at once: our
-    /// `initial_max_streams_bidi`, and how far MAX_STREAMS runs ahead of
-    /// the streams closed (RFC 9000 §4.6). Default 100.
+    /// Bidirectional streams the peer may have open at once
+    /// (`initial_max_streams_bidi`, then MAX_STREAMS, RFC 9000 §4.6).
+    /// Default 100.
     pub max_streams_bidi: u64,
     /// The same for unidirectional streams (`initial_max_streams_uni`).
     /// Default 100.
@@ -81,8 +65,7 @@ impl Default for Config {
     }
 }
 
-/// A configuration value out of its accepted range; the message names the
-/// field.
+/// A configuration value out of range; the message names the field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConfigError(pub &'static str);
 
@@ -98,12 +81,11 @@ impl Config {
     /// Checks the settings and returns them in the form controllers take.
     ///
     /// Accepted: `update_fraction` in (0, 1]; `seed_fraction` ≤ 1;
-    /// `connection_floor` ≥ 1, or 0 (no floor) without a budget; every window in [1, 2^62 − 1] and each
-    /// initial window ≤ its maximum; stream limits ≤ 2^60;
-    /// `max_open_streams() × max_stream_window` ≤ 2^62 − 1 (so the credit
-    /// over all streams is a valid QUIC value: an "unlimited" stream window
-    /// is 2^62 / streams); a budget ceiling ≤ 2^62 − 1. Within these ranges every call on every
-    /// controller is panic-free (sums saturate at 2^62 − 1 or `u64::MAX`).
+    /// `connection_floor` ≥ 1, or 0 without a budget; every window in
+    /// [1, 2^62 − 1], each initial ≤ its maximum; `max_streams_*` ≤ 2^60;
+    /// `max_open_streams() × max_stream_window` ≤ 2^62 − 1 (total credit is
+    /// a valid varint); a budget ceiling ≤ 2^62 − 1. Within these no
+    /// controller call panics.
     ///
     /// # Errors
     /// A [`ConfigError`] naming the first setting out of range.
@@ -173,10 +155,8 @@ impl Config {
     }
 
     /// The most streams a connection's receive side holds at once: the
-    /// peer's `max_streams_bidi + max_streams_uni`, plus as many
-    /// bidirectional streams of our own (`2 × bidi + uni`, saturating).
-    /// Their credit together never passes 2^62 − 1 (see
-    /// [`Config::validate`]).
+    /// peer's, plus as many bidirectional ones of ours (`2 × bidi + uni`,
+    /// saturating).
     #[must_use]
     pub fn max_open_streams(&self) -> u64 {
         self.max_streams_bidi
@@ -184,16 +164,14 @@ impl Config {
             .saturating_add(self.max_streams_uni)
     }
 
-    /// The window a stream opened now starts with, given the connection's
-    /// estimated need: `max(initial, seed × estimate)`, capped at the
-    /// maximum stream window (never below the initial window).
+    /// The window a stream opened now starts with, for the connection's
+    /// estimated need: `max(initial, min(seed × estimate, max_stream_window))`.
     #[must_use]
     pub fn seed_window(&self, connection_estimate: u64) -> u64 {
         self.seed_for(connection_estimate, self.initial_stream_window)
     }
 
-    /// The seed rule itself, for a stream whose limit starts at `initial`:
-    /// `max(initial, min(seed × estimate, max_stream_window))`.
+    /// [`Config::seed_window`] for a stream whose limit starts at `initial`.
     pub(crate) fn seed_for(&self, connection_estimate: u64, initial: u64) -> u64 {
         self.seed_fraction
             .map_or(0, |s| s.of(connection_estimate))
@@ -202,9 +180,8 @@ impl Config {
     }
 }
 
-/// A [`Config`] that passed [`Config::validate`]: the only way to build a
-/// controller, so none ever runs with a setting out of range. Reads
-/// through to the [`Config`].
+/// A [`Config`] that passed [`Config::validate`], the only way to build a
+/// controller; derefs to the [`Config`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ValidConfig(Config);
 

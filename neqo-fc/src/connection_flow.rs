@@ -1,8 +1,6 @@
-//! The connection's receive-side policy for a stack that owns its streams'
-//! controllers (neqo and quinn keep one inside each receive stream): the
-//! connection controller, seeding, the connection floor and the memory
-//! budget, with every stream passed in by reference. [`crate::ConnectionReceiver`]
-//! wraps it for stacks that would rather let the crate own the streams.
+//! The connection's receive side for a stack that keeps a controller in each
+//! stream (neqo, quinn): connection limit, seeding, floor and memory budget.
+//! [`crate::ConnectionReceiver`] wraps it and owns the streams too.
 
 mod budget;
 mod stream;
@@ -13,11 +11,8 @@ pub use budget::Budget;
 use budget::Ledger;
 pub use stream::StreamReceiver;
 
-/// The least credit a stream update answering a *_BLOCKED carries while
-/// the path holds a standing queue (16 KiB, about eleven 1,500-byte
-/// datagrams): each answer costs the peer a packet that its credit ends
-/// short and a new *_BLOCKED, and the queue keeps the link busy until a
-/// larger answer arrives at the update threshold.
+/// The least credit a *_BLOCKED answer carries behind a standing queue: a
+/// smaller one costs the peer a short packet and a new *_BLOCKED for nothing.
 pub const MIN_BLOCKED_ANSWER: u64 = 16 << 10;
 
 use crate::{
@@ -28,70 +23,36 @@ use crate::{
 /// The receive side of one connection, minus the ownership of its streams.
 ///
 /// Invariants after every call:
-/// - every rule of [`ReceiverFlowControl`] (RFC 9000 §4), for the
-///   connection and for each [`StreamReceiver`] it opened;
-/// - data counts against the connection limit exactly once, when a
-///   stream's highest offset (or final size) grows;
-/// - with a [`Budget`](crate::Budget): the credit outstanding summed over
-///   open streams, [`ConnectionFlow::committed`] `= Σ (limit − retired)`,
-///   never exceeds [`ConnectionFlow::budget`] — credit is only extended
-///   within it, and never reneged (limits never decrease);
+/// - [`ReceiverFlowControl`]'s rules (RFC 9000 §4) hold for the connection
+///   and each [`StreamReceiver`] it opened;
+/// - data counts against the connection limit once, as a stream's highest
+///   offset (or final size) grows;
+/// - with a [`Budget`], [`ConnectionFlow::committed`] ≤
+///   [`ConnectionFlow::budget`]: credit is extended only within it;
 /// - the connection window stays ≥ `connection_floor × largest stream
-///   window` (a floor of 0, allowed only without a budget, leaves it to
-///   its own tuning) and, with a budget, ≥ `min(committed, parked + credit
-///   beyond the promises + estimate) / (1 − update_fraction)` (within an
-///   update threshold between window updates), so neither one stream nor
-///   data parked in slow streams makes the connection limit block the
-///   others, while promises streams have not used are backed only up to
-///   one estimated need;
-/// - windows grow only from bytes the application retired, and never past
-///   the configured caps (the connection floor may pass
-///   `max_connection_window` to cover credit already given; the budget
-///   bounds memory then).
+///   window` and, with a budget, ≥ `min(committed, parked + credit beyond the
+///   promises + estimate) / (1 − update_fraction)` (within a threshold), so
+///   neither one stream nor data parked in slow ones blocks the others;
+/// - windows grow only from bytes retired, within the caps (the floor may
+///   pass `max_connection_window` to cover credit given).
 ///
-/// New streams start at `max(initial, seed_fraction × the connection's
-/// estimated need)` (within the budget); a stream opened before its first
-/// byte (our own request) that the budget left short gets the rest as
-/// room frees, until that byte arrives. With a budget, a rebalancing pass
-/// runs on a timer — once per smoothed RTT, a quarter RTT early when a
-/// stream reports *_BLOCKED at a stale share: the stack arms it from
-/// [`ConnectionFlow::next_timeout`] and calls
-/// [`ConnectionFlow::on_timeout`] when it fires (its docs say what the
-/// pass does).
-///
-/// Every window change, whichever call made it, is kept for
-/// [`ConnectionFlow::drain_changes`] (reasons: auto-tune, seed, connection
-/// floor, budget, reclaim).
+/// With a budget, a rebalancing pass runs on the timer of
+/// [`ConnectionFlow::next_timeout`] / [`ConnectionFlow::on_timeout`]. Every
+/// window change is kept for [`ConnectionFlow::drain_changes`].
 #[derive(Debug)]
 pub struct ConnectionFlow<T = ExcessTuner> {
     config: ValidConfig,
     tuner: T,
     conn: ReceiverFlowControl<Connection>,
     ledger: Ledger,
-    /// Largest stream window among open streams (may lag a shrink until
-    /// the next rebalancing pass).
     largest_window: u64,
-    /// The connection's need: the largest of the initial connection
-    /// window, `connection_floor ×` any stream window, any auto-tuned
-    /// connection window, and `connection_floor ×` the bytes both received
-    /// and retired in one RTT (measured by the rebalancing pass). Never
-    /// decreases; seeds and the growth budget are fractions and multiples
-    /// of it.
     estimate: u64,
-    /// The part of `estimate` that was measured or granted, not assumed:
-    /// the largest of `connection_floor ×` any stream window, any
-    /// auto-tuned connection window and `connection_floor ×` the bytes
-    /// moved in one RTT (0 until one of those happens). The initial
-    /// connection window is a guess made before any data flowed; seeds
-    /// may spend it, but the rebalancing pass raises busy streams only to
-    /// shares of what was seen.
+    /// `estimate` without the initial connection window (a guess; 0 until a
+    /// need is seen): the pass raises busy streams only to shares of this.
     measured: u64,
     pass: budget::PassState,
-    /// Bytes received and unread (the connection's `unretired`) past
-    /// which arriving data checks the credit floor again (with a budget).
-    /// Set at every cover, so that until data passes it the floor stays
-    /// within an update threshold of the connection window; one compare
-    /// per packet instead of the floor's arithmetic.
+    /// Unread bytes past which arriving data rechecks the credit floor (with
+    /// a budget): one compare per packet instead of the floor's arithmetic.
     parked_mark: u64,
     changes: ChangeLog,
 }
@@ -101,11 +62,9 @@ pub struct ConnectionFlow<T = ExcessTuner> {
 pub(crate) enum Hold {
     /// No update is due.
     NotDue,
-    /// The budget has too little room: the update goes once the growth
-    /// room reaches this many bytes (or the stream itself changes).
+    /// Until the growth room reaches this many bytes (or the stream changes).
     Room(u64),
-    /// The stream's share, or the *_BLOCKED answer rule: it goes once the
-    /// stream changes or a rebalancing pass runs.
+    /// Its share or the *_BLOCKED rule: until it changes or a pass runs.
     Policy,
 }
 
@@ -158,18 +117,13 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.ledger.open
     }
 
-    /// Credit outstanding over open streams: `Σ (limit − retired)`; at most
-    /// 2^62 − 1.
+    /// Credit outstanding over open streams, `Σ (limit − retired)` (< 2^62).
     pub fn committed(&self) -> u64 {
         self.ledger.committed
     }
 
-    /// The budget in force (`u64::MAX` without a budget): the initial
-    /// credit every open stream was promised by the transport parameters
-    /// plus the growth budget, a multiple of the connection's estimated
-    /// need. Credit beyond a stream's initial limit comes out of the
-    /// growth budget, so `committed ≤ budget` holds whatever the order of
-    /// opens, reads and closes.
+    /// The budget in force (`u64::MAX` without one): the initial credit of
+    /// open streams plus a multiple of [`ConnectionFlow::estimate`].
     pub fn budget(&self) -> u64 {
         self.growth_budget().saturating_add(self.ledger.promised)
     }
@@ -180,50 +134,41 @@ impl<T: Tuner> ConnectionFlow<T> {
             .map_or(u64::MAX, |b| b.multiple.of(self.estimate).min(b.ceiling))
     }
 
-    /// Growth budget left for extending limits now (`u64::MAX` without a
-    /// budget): a stream held with [`Hold::Room`] goes through once this
-    /// reaches its need.
+    /// Growth budget left now (`u64::MAX` without a budget).
     pub(crate) fn room(&self) -> u64 {
         self.growth_budget()
             .saturating_sub(self.ledger.beyond_initial)
     }
 
-    /// The connection's estimated need in bytes: the largest of the
-    /// initial connection window, `connection_floor ×` any stream window
-    /// a tuning step asked for, any tuned connection window, and
-    /// `connection_floor ×` the bytes both received and read in one RTT.
-    /// Never decreases; seeds are fractions of it and the growth budget a
-    /// multiple.
+    /// The connection's estimated need in bytes, never decreasing: the
+    /// largest of the initial connection window, any tuned connection window,
+    /// and `connection_floor ×` any stream window a tuning step asked for or
+    /// the bytes both received and read in one RTT.
     pub fn estimate(&self) -> u64 {
         self.estimate
     }
 
-    /// Largest stream window among open streams (may lag a shrink until
-    /// the next rebalancing pass).
+    /// Largest open stream window (may lag a shrink until the next pass).
     pub fn largest_window(&self) -> u64 {
         self.largest_window
     }
 
-    /// Bytes received and not yet read, all streams (the connection's
-    /// `consumed − retired`).
+    /// Bytes received and not yet read, over all streams.
     pub fn buffered(&self) -> u64 {
         self.conn.unretired()
     }
 
-    /// Takes the window changes recorded since the last call (at most
-    /// [`crate::MAX_PENDING_CHANGES`]: older ones were dropped).
+    /// Takes the window changes since the last call (the latest
+    /// [`crate::MAX_PENDING_CHANGES`]).
     pub fn drain_changes(&mut self) -> std::collections::vec_deque::Drain<'_, WindowChange> {
         self.changes.drain()
     }
 
-    /// Window changes dropped, over the connection's life, because more
-    /// than [`crate::MAX_PENDING_CHANGES`] were waiting to be drained.
+    /// Window changes dropped undrained over the connection's life.
     pub fn dropped_changes(&self) -> u64 {
         self.changes.dropped()
     }
 
-    /// A need seen (a window granted, a rate measured): the estimate and
-    /// its measured part never decrease.
     fn note_need(&mut self, need: u64) {
         self.measured = self.measured.max(need);
         self.estimate = self.estimate.max(need);
@@ -246,31 +191,25 @@ impl<T: Tuner> ConnectionFlow<T> {
         }
     }
 
-    /// Opens stream `id`'s receive side (the stack calls this when the
-    /// peer's first frame for it arrives, or when it opens a bidirectional
-    /// stream itself). Its limit starts at `initial_stream_window` (the
-    /// transport parameter the peer knows); its window is seeded from the
-    /// connection's estimated need, within the budget — a seed above the
-    /// initial window makes an early MAX_STREAM_DATA due. Takes no time:
-    /// the seed's [`WindowChange`] carries none.
+    /// Opens stream `id`'s receive side (the peer's first frame for it, or
+    /// the stack opened it). Its limit starts at `initial_stream_window`, its
+    /// window at a seed within the budget ([`crate::Config::seed_window`]):
+    /// above the limit, a MAX_STREAM_DATA is due at once. The seed's
+    /// [`WindowChange`] has no `now`.
     ///
     /// # Errors
-    /// [`Error::StreamLimit`] when [`crate::Config::max_open_streams`]
-    /// streams are open already (a stack that enforces its MAX_STREAMS
-    /// limits never sees it).
+    /// [`Error::StreamLimit`] when [`crate::Config::max_open_streams`] streams
+    /// are open (never if the stack enforces its MAX_STREAMS).
     pub fn open_stream(&mut self, id: StreamId) -> Res<StreamReceiver> {
         self.open_stream_with_limit(id, self.config.initial_stream_window)
     }
 
-    /// As [`ConnectionFlow::open_stream`], for a stack that advertises a
-    /// different `initial_max_stream_data_*` for this stream's type
-    /// (bidirectional local or remote, unidirectional): its limit starts at
-    /// `initial_limit`.
+    /// As [`ConnectionFlow::open_stream`], the limit starting at
+    /// `initial_limit` (the `initial_max_stream_data_*` for its type).
     ///
     /// # Errors
-    /// As [`ConnectionFlow::open_stream`], and
-    /// [`Error::InitialLimitAboveMax`] if `initial_limit` exceeds
-    /// `max_stream_window` (advertise at most that).
+    /// As [`ConnectionFlow::open_stream`], and [`Error::InitialLimitAboveMax`]
+    /// if `initial_limit` exceeds `max_stream_window`.
     pub fn open_stream_with_limit(
         &mut self,
         id: StreamId,
@@ -291,9 +230,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         let mut fc = ReceiverFlowControl::with_initial_limit(id, &self.config, initial_limit);
         fc.follow(&self.tuner);
         self.ledger.open(fc.credit(), initial_limit);
-        // Seed from the connection-level estimate: with a budget the
-        // connection window also carries floors for credit already given
-        // out, which would make every new stream's seed feed the next.
+        // With a budget the connection window covers given credit: seeding
+        // from it would make each seed feed the next.
         let basis = if self.config.budget.is_some() {
             self.estimate
         } else {
@@ -321,10 +259,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         })
     }
 
-    /// A STREAM frame reached `end` on stream `s` (`fin` when it carried
-    /// FIN): checks and accounts it on the stream and the connection.
-    /// Returns the newly consumed bytes. On a stream the application
-    /// stopped reading, the data is released at once.
+    /// A STREAM frame on `s` reached `end` (`fin`: it carried FIN): checks
+    /// and accounts it on the stream and the connection; returns the newly
+    /// consumed bytes. On a stream no longer read, it is released at once.
     ///
     /// # Errors
     /// As [`ReceiverFlowControl::on_data`] (stream) and
@@ -348,10 +285,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         Ok(new)
     }
 
-    /// The peer reset stream `s` with `final_size` (RESET_STREAM): the
-    /// final size counts against the connection limit (RFC 9000 §4.5)
-    /// and everything unread is released, as the stack discards it.
-    /// Returns the newly consumed bytes.
+    /// RESET_STREAM on `s` at `final_size`: counted at the connection (RFC
+    /// 9000 §4.5), all unread released. Returns the newly consumed bytes.
     ///
     /// # Errors
     /// As [`ConnectionFlow::on_data`] with `fin`.
@@ -364,18 +299,16 @@ impl<T: Tuner> ConnectionFlow<T> {
         result
     }
 
-    /// The application read stream `s` up to `offset` (an offset, not a
-    /// count). Returns the bytes newly retired.
+    /// The application read `s` up to `offset` (not a count); returns the
+    /// bytes newly retired.
     ///
     /// # Errors
-    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data
-    /// received; nothing changes then.
+    /// [`Error::RetiredBeyondReceived`] if `offset` passes the data received.
     pub fn retire_to(&mut self, s: &mut StreamReceiver, offset: u64) -> Res<u64> {
         let before = s.fc.credit();
         let first_since_pass = s.fc.retired() == s.retired_at_mark;
         let n = s.fc.retire_to(offset)?;
-        // Cannot fail: the stream's retired ≤ consumed, and the connection
-        // counted every consumed byte.
+        // Cannot fail: the connection counted every byte the stream consumed.
         self.conn.add_retired(n)?;
         self.ledger.change(before, s.fc.credit(), s.initial);
         if n > 0 && first_since_pass {
@@ -384,10 +317,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         Ok(n)
     }
 
-    /// The application will not read stream `s` any more (the stack sends
-    /// STOP_SENDING): what it holds is released now, and what still
-    /// arrives is counted and released as it comes, until the final size
-    /// is known and the stack closes the stream.
+    /// The application stopped reading `s` (STOP_SENDING): data held or still
+    /// arriving is released, until the stack closes it at its final size.
     pub fn stop_reading(&mut self, s: &mut StreamReceiver) {
         s.discarding = true;
         let all = s.fc.consumed();
@@ -395,44 +326,33 @@ impl<T: Tuner> ConnectionFlow<T> {
         let _ = self.retire_to(s, all);
     }
 
-    /// The stack is done with stream `s`: bytes received but never read
-    /// are released at the connection level, and its credit leaves the
-    /// budget. Close a stream once its final size is known (read to the
-    /// end, or reset); one closed before that loses the count of what the
-    /// peer still sends on it — call [`ConnectionFlow::stop_reading`] and
-    /// keep it until then ([`crate::ConnectionReceiver`] does).
+    /// The stack is done with `s`: unread bytes are released and its credit
+    /// leaves the budget. Close only at the final size (until then
+    /// [`ConnectionFlow::stop_reading`]), or later bytes go uncounted.
     pub fn close_stream(&mut self, s: StreamReceiver) {
         self.ledger.close(s.fc.credit(), s.initial);
         // Cannot fail: these bytes were consumed at the connection.
         let _ = self.conn.add_retired(s.fc.unretired());
     }
 
-    /// The peer sent STREAM_DATA_BLOCKED for `s`, blocked at `limit` (see
-    /// [`ReceiverFlowControl::blocked_received`]). Returns whether the
-    /// frame was recorded; constant work per frame.
+    /// STREAM_DATA_BLOCKED on `s` at `limit`; returns whether it was recorded
+    /// (see [`ReceiverFlowControl::blocked_received`]).
     pub fn stream_blocked_received(&mut self, s: &mut StreamReceiver, limit: u64) -> bool {
         let honoured = s.fc.blocked_received(limit);
-        // Blocked at a limit its share set, and the data bears it out
-        // (the peer used that credit): if the others stopped reading since
-        // the last pass, the share is stale.
+        // Borne out at a limit its share set: stale if the others stopped.
         self.pass.share_blocked |=
             honoured && s.share_since.is_some_and(|from| limit >= from) && s.fc.consumed() >= limit;
         honoured
     }
 
-    /// The peer sent DATA_BLOCKED at `limit`. Returns whether it was
-    /// recorded.
+    /// DATA_BLOCKED at `limit`; returns whether it was recorded.
     pub fn data_blocked_received(&mut self, limit: u64) -> bool {
         self.conn.blocked_received(limit)
     }
 
-    /// The MAX_STREAM_DATA limit to write for `s` now, if one is due and
-    /// the budget lets it through: tuning, the stream's share of the
-    /// budget, the connection floor. `None` when nothing is due, while
-    /// the budget holds the stream back (ask again later: credit goes
-    /// first to streams whose application is reading), or while a
-    /// *_BLOCKED answer would carry less than [`MIN_BLOCKED_ANSWER`]
-    /// behind a standing queue (it comes at the update threshold).
+    /// The MAX_STREAM_DATA limit to write for `s` now, if due. `None` also
+    /// while the budget holds it back for streams being read (ask again
+    /// later) or a *_BLOCKED answer would be under [`MIN_BLOCKED_ANSWER`].
     pub fn stream_update(
         &mut self,
         s: &mut StreamReceiver,
@@ -457,15 +377,12 @@ impl<T: Tuner> ConnectionFlow<T> {
         let old = s.fc.limit();
         let credit_before = s.fc.credit();
         let wanted = s.fc.wanted_extension();
-        // The stream's own promised credit it has read through costs the
-        // growth budget nothing.
+        // Promised credit the stream has read through costs no growth budget.
         let room = self
             .room()
             .saturating_add(initial.saturating_sub(credit_before));
-        // While several streams read, none may hold more than its share of
-        // the connection's need: credit granted cannot be taken back, so
-        // if the others stop reading, what they hold must leave room for
-        // the ones that go on (growth budget: 3 × need).
+        // Credit cannot be taken back from streams that stop reading: while
+        // several read, none holds more than its share of the need.
         let share_cap =
             s.fc.retired()
                 .saturating_add(self.stream_share_cap(s.seed, s.initial, rtt));
@@ -478,15 +395,10 @@ impl<T: Tuner> ConnectionFlow<T> {
                 .max(old)
                 .min(MAX_VARINT)
         };
-        // Too little room to be worth a frame — or the room is short and
-        // this stream's reader is not among those reading now: wait, so
-        // credit goes to streams whose application is retiring data. The
-        // step is bounded by the initial window's, so a window raised by
-        // rebalancing cannot price its stream out of small extensions.
-        // A stream whose application read all it received while its peer
-        // used all its credit is waiting on us alone: its reader cannot
-        // look active again until it gets credit, so it is never held back
-        // for being idle (the room that frees goes to it as to a reader).
+        // Short room goes to readers: they need only a step (bounded by the
+        // initial window's, so a raised window is not priced out), others
+        // their whole extension. A stream that read all while its peer used
+        // all its credit waits on us alone: a reader.
         let step = (s.fc.update_fraction().of(s.fc.window()).min(initial) / 8).max(1);
         let waiting_on_us = s.fc.unretired() == 0 && s.fc.consumed() >= old;
         let needed = if waiting_on_us || s.recently_active(now, rtt) {
@@ -495,19 +407,12 @@ impl<T: Tuner> ConnectionFlow<T> {
             wanted
         };
         if room < needed && !s.fc.resend_pending() {
-            // Growth room that would let it through (its own read-through
-            // promise is counted in `room` already).
+            // `room` already counts the stream's own read-through promise.
             let own = room - self.room();
             return Err(Hold::Room(needed - own));
         }
-        // An answer to a *_BLOCKED, before the update threshold, that
-        // would carry less than [`MIN_BLOCKED_ANSWER`] while the path
-        // holds a standing queue: wait for the threshold. The queue keeps
-        // the link busy longer than the answer takes to arrive, so it
-        // gains nothing, and each one costs the peer a short packet and
-        // another *_BLOCKED. Windows of 512 KiB and more answer with at
-        // least that anyway (an eighth of the threshold), so one stream at
-        // its seed never waits here.
+        // See `MIN_BLOCKED_ANSWER` (the *_BLOCKED step of a 512 KiB seed
+        // window is that much: it never waits).
         if !s.fc.threshold_reached()
             && !s.fc.resend_pending()
             && rtt.is_some_and(|r| r.standing_queue())
@@ -525,15 +430,12 @@ impl<T: Tuner> ConnectionFlow<T> {
             None
         };
         let mut change = update.change;
-        // The budget cut the window: report it as it now is, as one
-        // change with the tuning step's inputs. The need the step saw still
-        // counts toward the estimate; the connection floor covers only the
-        // window in force.
+        // The budget cut the window: one change, with the step's inputs; the
+        // need the step saw still counts.
         let granted = s.fc.credit();
         if granted < s.fc.window() && update.limit == cap {
             if s.fc.consumed() == 0 {
-                // Nothing arrived yet (our own request): the pass gives the
-                // rest of its seed as room frees.
+                // Nothing arrived yet: the pass gives the rest as room frees.
                 s.owed_seed = s.owed_seed.max(s.fc.window());
             }
             let cut = s.fc.set_window_at(granted, ChangeReason::Budget, Some(now));
@@ -550,10 +452,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         Ok(update.limit)
     }
 
-    /// The stack's application set stream `s`'s window (e.g. neqo's
-    /// `set_stream_max_data`): up or down, at most `max_stream_window`.
-    /// Limits already advertised stay; a larger window makes an update due
-    /// once the update threshold is met. Returns the window in force.
+    /// The application set `s`'s window (e.g. neqo's `set_stream_max_data`),
+    /// up or down, at most `max_stream_window`; returns the window in force.
     pub fn set_stream_window(&mut self, s: &mut StreamReceiver, window: u64) -> u64 {
         let window = window.clamp(1, self.config.max_stream_window);
         let change = s.fc.set_window(window, ChangeReason::Application);
@@ -562,12 +462,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         s.fc.window()
     }
 
-    /// The stack's application set the connection window (e.g. quinn's
-    /// `set_receive_window`): up or down, at most `max_connection_window`
-    /// and never below the floor that covers the stream windows. Limits
-    /// already advertised stay; a larger window makes MAX_DATA due once
-    /// the update threshold is met. Tuning continues from the window set.
-    /// Returns the window in force.
+    /// As [`ConnectionFlow::set_stream_window`], for the connection (e.g.
+    /// quinn's `set_receive_window`): at most `max_connection_window`, never
+    /// below the floor; tuning continues from it.
     pub fn set_connection_window(&mut self, window: u64) -> u64 {
         let window = window.clamp(1, self.config.max_connection_window);
         let change = self.conn.set_window(window, ChangeReason::Application);
@@ -581,22 +478,19 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.conn.update_due()
     }
 
-    /// The MAX_DATA limit to write now, if one is due (tuning the
-    /// connection window).
+    /// The MAX_DATA limit to write now, if one is due (after a tuning step).
     pub fn connection_update(&mut self, now: Instant, rtt: Option<Rtt>) -> Option<u64> {
         self.arm_timer(now, rtt);
         let budget = self.config.budget.is_some();
         if budget {
-            // Bytes parked since the last cover: the limit written now
-            // covers them.
+            // The limit written now covers bytes parked since the last cover.
             self.cover_stream(self.largest_window, Some(now));
         }
         let update = self.conn.send_update(now, rtt, &self.tuner)?;
         let tuned = update.change.is_some();
         self.push_change(update.change);
         if tuned && budget {
-            // The tuned window raised the estimate, and with it the
-            // credit the connection covers.
+            // A tuned window raised the estimate, and so the credit covered.
             self.cover_stream(self.largest_window, Some(now));
         }
         Some(update.limit)

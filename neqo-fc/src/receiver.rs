@@ -1,8 +1,6 @@
 //! Receive-side flow control for one subject (RFC 9000 §4.1, §4.2, §4.5):
-//! the limits we advertise in MAX_DATA / MAX_STREAM_DATA and the checks on
-//! what the peer sends against them. When an update is due and what it
-//! carries is in `receiver/update.rs`; the tuning step's bookkeeping in
-//! `receiver/tuning.rs`.
+//! the limits we advertise and the checks on what the peer sends. Updates
+//! are in `update.rs`, window growth in `tuning.rs`.
 
 mod tuning;
 mod update;
@@ -20,74 +18,51 @@ pub use update::Update;
 /// Receive-side flow control for the connection (`S = Connection`) or one
 /// stream (`S = StreamId`).
 ///
-/// Invariants, held after every call, successful or not:
-/// - `retired ≤ consumed ≤ max_allowed ≤ 2^62 − 1`;
-/// - `max_allowed` (the advertised limit) never decreases;
+/// Invariants after every call (a failing one changes nothing):
+/// - `retired ≤ consumed ≤ max_allowed ≤ 2^62 − 1`; the advertised limit
+///   `max_allowed` never decreases;
 /// - the window `max_active` changes only through a [`crate::Tuner`]
-///   (growth, clamped to the configured cap) or an explicit
-///   [`ReceiverFlowControl::raise_window`] /
+///   (growing, within the cap), [`ReceiverFlowControl::raise_window`] or
 ///   [`ReceiverFlowControl::set_window`];
-/// - a *_BLOCKED makes an update due only once `consumed` reaches the
-///   limit it names (never above `max_allowed`), or, with
-///   a tuner that [answers at once](crate::Tuner::answers_blocked_at_once),
-///   only if something was retired since the
-///   limit was set;
-/// - a failing call changes nothing.
+/// - a *_BLOCKED makes an update due only as
+///   [`ReceiverFlowControl::blocked_received`] says.
 ///
-/// Names follow neqo's `fc.rs`: `consumed` is the highest offset received
-/// (stream) or the sum of the streams' highest offsets (connection);
-/// `retired` is what the application has read (or what the stack released
-/// unread, after a reset or once it stopped reading).
+/// As in neqo's `fc.rs`, `consumed` is the highest offset received (summed
+/// over streams for the connection); `retired` what the application read or
+/// the stack released unread.
 #[derive(Clone, Debug)]
 pub struct ReceiverFlowControl<S> {
     subject: S,
     max_active: u64,
-    /// The configured cap for this kind; tuners never grow past it.
     max_window: u64,
     max_allowed: u64,
     consumed: u64,
     retired: u64,
     final_size: Option<u64>,
     update_fraction: Fraction,
-    /// A *_BLOCKED makes an update due at once
-    /// ([`crate::Tuner::answers_blocked_at_once`], set by the owner of the
-    /// tuner).
+    /// [`crate::Tuner::answers_blocked_at_once`] of the owner's tuner.
     blocked_at_once: bool,
     /// The frame carrying `max_allowed` was lost: send it again.
     resend_pending: bool,
-    /// The highest limit the peer reported being blocked at (*_BLOCKED)
-    /// that no update has answered yet. It counts — extend as soon as we
-    /// can — once `consumed` reaches it, i.e. once the peer has shown it
-    /// really used that credit. Never above `max_allowed`.
+    /// Highest unanswered *_BLOCKED limit (≤ `max_allowed`); it counts once
+    /// `consumed` reaches it.
     blocked_at: Option<u64>,
-    /// Highest limit the peer has acknowledged receiving.
     acked_limit: u64,
-    /// `retired` when a retirement first made an update due after the
-    /// last one was written (`None` while none is due): what is retired
-    /// from then until the stack writes the frame was read while the
-    /// peer waited for credit (see [`crate::TuneInput::late`]).
+    /// `retired` when an update became due (`None` while none is): reads
+    /// after it made the peer wait ([`crate::TuneInput::late`]).
     due_since: Option<u64>,
-    /// The stack once wrote an update a whole update threshold after it
-    /// became due: *_BLOCKED no longer makes an update due early (see
-    /// [`ReceiverFlowControl::update_due`]). Never cleared; never when
-    /// answering *_BLOCKED at once.
+    /// See [`ReceiverFlowControl::updates_held_back`].
     held_back: bool,
     /// Bytes the latest retirement call released at once.
     last_read: u64,
-    /// Where the previous tuning step left off.
     step: tuning::StepMarks,
-    /// `update_fraction × max_active`, at least 1: the bytes to retire
-    /// before an update is due (kept with the window, as it is read on
-    /// every packet).
+    /// `update_fraction × max_active`, at least 1 (kept: read per packet).
     threshold: u64,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
-    /// A controller for `subject` from `config`: the advertised limit and
-    /// the window both start at the initial window for its kind
-    /// (`initial_stream_window` / `initial_connection_window`, the
-    /// transport parameters the peer already knows), capped by
-    /// `max_stream_window` / `max_connection_window`.
+    /// A controller for `subject`: limit and window start at its kind's
+    /// initial window (the transport parameter the peer knows).
     #[must_use]
     pub fn new(subject: S, config: &ValidConfig) -> Self {
         let initial = match subject.kind() {
@@ -97,13 +72,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         Self::with_initial_limit(subject, config, initial)
     }
 
-    /// As [`ReceiverFlowControl::new`] with the advertised limit and the
-    /// window starting at `initial` instead of the configured initial
-    /// window (for a stack that advertises different
-    /// `initial_max_stream_data_*` per stream type). Clamped to the cap
-    /// for the subject's kind. A zero limit (a type the stack opens with
-    /// no credit) gets the configured initial window as its window, so an
-    /// update is due at once rather than never.
+    /// As [`ReceiverFlowControl::new`], starting at `initial` (clamped to
+    /// the cap). A zero limit gets the configured initial window as its
+    /// window, so an update is due at once rather than never.
     #[must_use]
     pub(crate) fn with_initial_limit(subject: S, config: &ValidConfig, initial: u64) -> Self {
         let (configured, max_window) = match subject.kind() {
@@ -136,8 +107,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         }
     }
 
-    /// Applies the rules `tuner` sets beyond the window it computes
-    /// ([`Tuner::answers_blocked_at_once`]).
+    /// Applies [`Tuner::answers_blocked_at_once`].
     pub(crate) fn follow<T: Tuner + ?Sized>(&mut self, tuner: &T) {
         self.blocked_at_once = tuner.answers_blocked_at_once();
     }
@@ -172,15 +142,14 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.retired
     }
 
-    /// Bytes received but not yet read: `consumed − retired`. For a stream
-    /// this counts gaps too (an upper bound on buffered bytes).
+    /// Bytes received and not read, `consumed − retired` (for a stream, gaps
+    /// included: an upper bound on what is buffered).
     pub fn unretired(&self) -> u64 {
         self.consumed - self.retired
     }
 
-    /// Credit outstanding: `limit − retired`, or `final size − retired`
-    /// once the final size is known — the most the peer may make us buffer
-    /// from now on.
+    /// Credit outstanding, the most the peer may still make us buffer:
+    /// `limit − retired`, or `final size − retired` once it is known.
     pub fn credit(&self) -> u64 {
         self.final_size.unwrap_or(self.max_allowed) - self.retired
     }
@@ -195,13 +164,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.update_fraction
     }
 
-    /// The limit the current window would allow: `retired + window`.
     fn target(&self) -> u64 {
         self.retired.saturating_add(self.max_active).min(MAX_VARINT)
     }
 
-    /// Sets the window to `new` and reports the change; `timing` is the
-    /// tuning step's (RTT, interval), where one made it.
+    /// `timing`: a tuning step's (RTT, interval).
     pub(crate) fn change_window(
         &mut self,
         new: u64,
@@ -227,9 +194,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         Some(change)
     }
 
-    /// Raises the window to at least `window` (never lowers it; at most
-    /// 2^62 − 1), e.g. for the connection floor or a stream seed. Returns
-    /// the change, if any.
+    /// Raises the window to at least `window` (at most 2^62 − 1), e.g. for a
+    /// floor or a seed.
     pub fn raise_window(&mut self, window: u64, reason: ChangeReason) -> Option<WindowChange> {
         self.raise_window_at(window, reason, None)
     }
@@ -244,9 +210,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.change_window(new, reason, now, None)
     }
 
-    /// Sets the window to `window`, up or down (for memory budgets). A
-    /// smaller window never lowers the advertised limit: it only delays the
-    /// next extension (RFC 9000 forbids reneging on a limit).
+    /// Sets the window up or down (for memory budgets). A smaller one only
+    /// delays the next extension (RFC 9000 forbids reneging on a limit).
     pub fn set_window(&mut self, window: u64, reason: ChangeReason) -> Option<WindowChange> {
         self.set_window_at(window, reason, None)
     }
@@ -262,13 +227,11 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
 }
 
 impl ReceiverFlowControl<Connection> {
-    /// Accounts `count` newly consumed bytes: the increase of one stream's
-    /// highest received offset (RFC 9000 §4.1: the connection limit counts
-    /// offsets, not bytes read).
+    /// Accounts `count` newly consumed bytes, the growth of one stream's
+    /// highest offset (RFC 9000 §4.1: the connection limit counts offsets).
     ///
     /// # Errors
-    /// [`Error::FlowControl`] if the total would pass the limit; nothing is
-    /// accounted then.
+    /// [`Error::FlowControl`] (FLOW_CONTROL_ERROR) past the limit.
     pub fn consume(&mut self, count: u64) -> Res<()> {
         self.check_consume(count)?;
         self.consumed += count;
@@ -290,14 +253,11 @@ impl ReceiverFlowControl<Connection> {
         Ok(())
     }
 
-    /// `count` more bytes were read on some stream, or released unread (a
-    /// reset stream, a stream the application stopped reading). A count,
-    /// unlike a stream's [`ReceiverFlowControl::retire_to`], which takes an
-    /// offset.
+    /// `count` more bytes were read, or released unread, on some stream (a
+    /// count; a stream's [`ReceiverFlowControl::retire_to`] takes an offset).
     ///
     /// # Errors
-    /// [`Error::RetiredBeyondReceived`] if that passes `consumed`; nothing
-    /// changes then.
+    /// [`Error::RetiredBeyondReceived`] if that passes `consumed`.
     pub fn add_retired(&mut self, count: u64) -> Res<()> {
         let total = self.retired.saturating_add(count);
         if total > self.consumed {
@@ -312,8 +272,8 @@ impl ReceiverFlowControl<Connection> {
         Ok(())
     }
 
-    /// Keeps this connection's window at least `floor × stream_window`, so a
-    /// single stream is never connection-limited.
+    /// Keeps the window ≥ `floor × stream_window`, so one stream is never
+    /// connection-limited.
     pub fn cover_stream_window(
         &mut self,
         stream_window: u64,
@@ -334,17 +294,15 @@ impl ReceiverFlowControl<StreamId> {
         self.final_size
     }
 
-    /// A STREAM frame reached `end` (offset + length; `fin` when it carried
-    /// FIN). Returns the newly consumed bytes to pass to the connection's
+    /// A STREAM frame reached `end` (offset + length; `fin`: it carried FIN).
+    /// Returns the newly consumed bytes, for the connection's
     /// [`ReceiverFlowControl::consume`].
     ///
     /// # Errors
-    /// - [`Error::ValueTooLarge`] if `end ≥ 2^62`;
-    /// - [`Error::FinalSize`] past a known final size, or a FIN that
-    ///   changes it or lies below data already received;
-    /// - [`Error::FlowControl`] past the advertised limit.
-    ///
-    /// On error nothing changes.
+    /// - [`Error::ValueTooLarge`] (FRAME_ENCODING_ERROR) if `end ≥ 2^62`;
+    /// - [`Error::FinalSize`] (FINAL_SIZE_ERROR) past a known final size, or a
+    ///   FIN that changes it or lies below data received;
+    /// - [`Error::FlowControl`] (FLOW_CONTROL_ERROR) past the limit.
     pub fn on_data(&mut self, end: u64, fin: bool) -> Res<u64> {
         let new = self.check_data(end, fin)?;
         self.consumed = self.consumed.max(end);
@@ -354,8 +312,8 @@ impl ReceiverFlowControl<StreamId> {
         Ok(new)
     }
 
-    /// What [`ReceiverFlowControl::on_data`] would return, without
-    /// changing anything (to check the connection limit first).
+    /// What [`ReceiverFlowControl::on_data`] would return, changing nothing
+    /// (to check the connection limit first).
     ///
     /// # Errors
     /// As [`ReceiverFlowControl::on_data`].
@@ -387,11 +345,9 @@ impl ReceiverFlowControl<StreamId> {
         Ok(end.saturating_sub(self.consumed))
     }
 
-    /// The peer reset the stream (RESET_STREAM, RFC 9000 §19.4) with
-    /// `final_size`: the same checks as a FIN (§4.5). Returns the newly
-    /// consumed bytes for the connection. The stack then discards what it
-    /// buffered and releases it with [`ReceiverFlowControl::retire_to`]
-    /// `(final_size)`.
+    /// RESET_STREAM (RFC 9000 §19.4) at `final_size`, checked as a FIN
+    /// (§4.5); returns the newly consumed bytes. Then release what was
+    /// buffered with [`ReceiverFlowControl::retire_to`]`(final_size)`.
     ///
     /// # Errors
     /// As [`ReceiverFlowControl::on_data`] with `fin`.
@@ -405,10 +361,9 @@ impl ReceiverFlowControl<StreamId> {
         self.blocked_at = None;
     }
 
-    /// The application has read everything below `offset` (an offset, not
-    /// a count: see the connection's [`ReceiverFlowControl::add_retired`]).
-    /// Returns the newly retired bytes, for the connection. An offset at
-    /// or below the current one is a no-op.
+    /// The application read everything below `offset` (not a count: see
+    /// [`ReceiverFlowControl::add_retired`]); returns the newly retired
+    /// bytes, for the connection. A lower offset is a no-op.
     ///
     /// # Errors
     /// [`Error::RetiredBeyondReceived`] if `offset > consumed`.

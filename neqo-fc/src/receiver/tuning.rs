@@ -1,14 +1,7 @@
-//! The tuning rule: how a receive window grows.
-//!
-//! - [`Tuner`] is the strategy behind one small trait; [`TuneInput`] is all
-//!   it sees. [`ExcessTuner`] (the default) grows the window by the excess
-//!   of bytes read over what the current window could have carried in the
-//!   elapsed time, times a bonus.
-//! - The tuning step below decides when a tuner is asked at all, and what
-//!   it is shown; the controller clamps its answer to
-//!   `[window, max_window]` (the only place the cap is applied to tuning).
-//! - New streams start from the connection's estimate: the seed rule is
-//!   [`crate::Config::seed_window`].
+//! How a receive window grows: the [`Tuner`] strategy, the default
+//! [`ExcessTuner`], and the tuning step that decides when a tuner is asked
+//! and what it sees ([`TuneInput`]). The controller clamps the answer to
+//! `[window, max_window]`; seeds are [`crate::Config::seed_window`].
 //!
 //! ## The default rule
 //!
@@ -21,90 +14,54 @@
 //! window   += bonus × excess          if excess > 0, capped
 //! ```
 //!
-//! Why `effective = (1 − f) × window`: the sender's limit lags the reader
-//! by up to `f × window` (the receiver waits for that much retirement
-//! before updating), so only `(1 − f) × window` is sure to be usable each
-//! RTT. A window is therefore "enough" once `(1 − f) × window / rtt`
-//! covers the retire rate, i.e. at `window = BDP / (1 − f)` — ≈ 1.33 × BDP
-//! for the default f = ¼ — where the excess, and growth, stop.
+//! `effective = (1 − f) × window` because the sender's limit lags the reader
+//! by up to `f × window` (we update only once that much is read). Growth
+//! stops once `(1 − f) × window / rtt` covers the read rate, at the fixed
+//! point `window = BDP / (1 − f)` (≈ 1.33 × BDP at f = ¼) whatever the
+//! bonus; with `f = 1` there is none, and the window grows to its cap.
 //!
-//! The bonus: while the window limits the sender, a whole window is
-//! retired per RTT, so the excess is `f × window` per RTT. A bonus of
-//! `1 / f` grows the window by one window per RTT, exactly as fast as slow
-//! start doubles the sender's congestion window, so the window would trail
-//! it by the delay of each step; the default, `1.5 / f` (6), grows it by
-//! one and a half windows per RTT and leads the sender instead. The fixed
-//! point (no excess) is the same whatever the bonus.
+//! The bonus: a window-limited reader retires a whole window per RTT, an
+//! excess of `f × window`. A bonus of `1 / f` grows the window by a window
+//! per RTT, as fast as slow start doubles the sender's but a step behind;
+//! the default `1.5 / f` (6) grows it by one and a half and leads.
 //!
-//! The rule assumes the update leaves as soon as it is due. A stack that
-//! writes it late (a pacer that holds a receive-mostly endpoint's
-//! MAX_STREAM_DATA back) withholds from the sender, on top of
-//! `f × window`, what was read while the frame waited
-//! ([`TuneInput::late`]). The tuner counts up to one more quantum of it as
-//! unusable: the shortfall it explains grows the window once, without the
-//! bonus, since a delay does not ramp with the sender. A late stack so
-//! settles at most at `BDP / (1 − 2f)`; a stack that writes updates at
-//! once reports `late = 0` and sees the plain rule.
+//! An update written late also withholds what was read meanwhile
+//! ([`TuneInput::late`]): up to one more quantum counts as unusable and grows
+//! the window once, without the bonus (a delay does not ramp); a late stack
+//! settles at most at `BDP / (1 − 2f)`.
 //!
-//! With `f = 1` (update only on exhaustion) no window is ever "enough" —
-//! the sender always stalls for a round trip — so the tuner grows to its
-//! cap, which is the honest answer for that update policy.
-//!
-//! The denominator is `min_rtt` by default: `smoothed_rtt` includes
-//! queueing delay that a bigger window would only make worse (a standing
-//! queue inflates srtt, which inflates the window, which lets the sender
-//! fill more queue). neqo divides by `smoothed_rtt`.
+//! The divisor is `min_rtt` (neqo: `smoothed_rtt`): queueing delay is not a
+//! need, and a window grown for it would only deepen the queue.
 //!
 //! ## The tuning step
 //!
-//! A step measures the interval since the previous step: how long it
-//! lasted and how many bytes both arrived and were read in it. An interval
-//! that cannot be judged is not closed — its bytes and time carry over to
-//! the next step:
-//! - the first update only starts the first interval;
-//! - fewer than a whole quantum (`update_fraction × window`) read since
-//!   the previous step: an update that a *_BLOCKED or a lost frame
-//!   triggered can follow the previous one by microseconds, and one read
-//!   burst must not look like a rate the reader never sustains (not with
-//!   [`Tuner::tunes_every_update`], neqo's rule, which judges
-//!   every interval and shows the tuner the bytes retired in it);
-//! - no RTT sample yet (the stack passes `None`);
-//! - time did not move forward: a repeated `now` (every datagram of a GRO
-//!   batch shares one) or one that went backwards.
-//!
-//! A step at which the reader had read everything and the peer had used
-//! all its credit is *drained*; the tuner is told how many came in a row,
-//! as one alone is ambiguous: the peer may have been slow all interval and
-//! reached the limit only at its end. Not when one read call took every
-//! byte the interval delivered: the reader slept while they arrived (a
-//! reader on a timer), so the window, not the peer, ended the interval,
-//! and that step counts as two. (Data held behind a gap after a loss is
-//! also released by one read; it reaches the limit only if the peer
-//! filled the window meanwhile, which the window limited too.)
+//! A step judges the interval since the previous one; it is skipped, the
+//! interval carrying over, when:
+//! - it is the first update (which opens the first interval);
+//! - under a quantum (`update_fraction × window`) was read since, as an
+//!   update a *_BLOCKED or loss triggered may follow within microseconds and
+//!   one burst is not a rate (unless [`Tuner::tunes_every_update`]);
+//! - there is no RTT sample yet;
+//! - `now` did not move forward (a GRO batch shares one).
 
 use std::time::{Duration, Instant};
 
 use super::ReceiverFlowControl;
 use crate::{ChangeReason, FlowSubject, Fraction, Rtt, SubjectKind, WindowChange, math};
 
-/// What a tuner sees at one tuning step: the moment a controller is about
-/// to advertise a new limit, with an RTT sample available and time having
-/// moved forward since the previous step.
+/// What a tuner sees at a tuning step, as a controller is about to advertise
+/// a new limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuneInput {
     /// Connection or stream window.
     pub kind: SubjectKind,
-    /// The current window (`max_active`), in bytes.
+    /// The current window, in bytes.
     pub window: u64,
-    /// The configured cap for this kind ([`crate::Config`]'s
-    /// `max_stream_window` / `max_connection_window`); the controller
-    /// clamps whatever the tuner returns to it.
+    /// The configured cap for this kind; the answer is clamped to it.
     pub max_window: u64,
-    /// Bytes that both arrived and were read since the previous tuning
-    /// step: `min(retired since, consumed since)`. Data merely received
-    /// (a slow reader) never counts, nor does reading old buffered data
-    /// (data released at once behind a filled gap did not flow in this
-    /// interval).
+    /// Bytes that both arrived and were read since the previous step,
+    /// `min(retired since, consumed since)`: neither unread data nor reading
+    /// old buffered data counts.
     pub delivered: u64,
     /// Time since the previous tuning step; never zero.
     pub elapsed: Duration,
@@ -112,34 +69,23 @@ pub struct TuneInput {
     pub rtt: Rtt,
     /// Share of the window retired before an update is sent.
     pub update_fraction: Fraction,
-    /// Consecutive steps, this one included, at which the application had
-    /// read everything received and the peer had sent up to the advertised
-    /// limit (0 when this step was not such a step). At one such step the
-    /// peer used all its credit; at several in a row the window, not the
-    /// reader, bounded what could be read, however long the intervals were
-    /// (a reader that drains its buffer on a timer slower than the RTT
-    /// reads a whole window per wake-up). A step whose bytes were all read
-    /// by one call counts as at least two: the reader slept while they
-    /// arrived, so the peer stopped at the limit because of the window and
-    /// not because it was slow to reach it.
+    /// Consecutive *drained* steps (the application had read everything, the
+    /// peer had sent up to the limit), this one included; 0 if it is not one.
+    /// One alone may be a slow peer reaching the limit late; several in a row
+    /// show the window bounded the reader (e.g. one on a timer). A step whose
+    /// bytes one read took counts as at least two: the reader slept while
+    /// they arrived.
     pub drained_steps: u32,
-    /// Bytes retired between the moment this update became due and the
-    /// moment the stack wrote it: 0 when the frame goes out at once, the
-    /// read rate times the delay when the stack holds it back (a pacer
-    /// with no credit, a stack that writes control frames only with
-    /// other packets). The peer lacked that credit on top of the update
-    /// quantum whatever the window. A large read that makes the update
-    /// due counts nothing: the update left as soon as it could.
+    /// Bytes read while this due update waited to be written (0 if it went
+    /// at once; a pacer may hold it): credit the peer lacked beyond the
+    /// quantum. The read that made it due counts nothing.
     pub late: u64,
 }
 
-/// A receive-window strategy.
-///
-/// Tuners are pure policies: all state (time of the last step, bytes
-/// delivered since) lives in the controller and arrives in [`TuneInput`];
-/// caps live in [`crate::Config`]. Contract: `tune` returns the desired
-/// window; the controller keeps `min(max_window, max(old, returned))` — a
-/// tuner never shrinks a window nor passes the cap.
+/// A receive-window strategy: a pure policy, its state kept by the
+/// controller and passed in [`TuneInput`]. The controller keeps
+/// `min(max_window, max(old, tune(..)))`: a tuner never shrinks a window nor
+/// passes the cap.
 pub trait Tuner {
     /// The window to use from now on.
     fn tune(&self, input: &TuneInput) -> u64;
@@ -149,21 +95,18 @@ pub trait Tuner {
         rtt.min()
     }
 
-    /// Run a step at every update, however short its interval, on the
-    /// bytes retired in it (neqo 0.30's `auto_tune`), instead of only once
-    /// a whole update quantum of bytes that both arrived and were read
-    /// (the default, `false`).
+    /// Run a step at every update, on the bytes retired (neqo 0.30's
+    /// `auto_tune`), not only after a quantum received and read (default
+    /// `false`).
     fn tunes_every_update(&self) -> bool {
         false
     }
 
-    /// Let a DATA_BLOCKED / STREAM_DATA_BLOCKED make an update due at once
-    /// whenever anything was retired since the limit was set (neqo 0.30's
-    /// `send_flowc_update`), instead of only once the data received bears
-    /// the claim out (the default, `false`; see
-    /// [`crate::ReceiverFlowControl::blocked_received`]). Only the owners
-    /// of a tuner, [`crate::ConnectionFlow`] and
-    /// [`crate::ConnectionReceiver`], apply it to the controllers they make.
+    /// Let a *_BLOCKED make an update due at once if anything was retired
+    /// since the limit was set (neqo 0.30's `send_flowc_update`), not only
+    /// once borne out ([`crate::ReceiverFlowControl::blocked_received`];
+    /// default `false`). [`crate::ConnectionFlow`] and
+    /// [`crate::ConnectionReceiver`] apply it.
     fn answers_blocked_at_once(&self) -> bool {
         false
     }
@@ -214,8 +157,8 @@ impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
     }
 }
 
-/// The excess-retirement tuner. Never returns less than the current
-/// window; the controller clamps what it returns to the cap.
+/// The excess-retirement rule (`src/receiver/tuning.rs`). Never returns
+/// less than the current window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExcessTuner {
     /// Multiplier applied to the excess (default 6).
@@ -243,15 +186,9 @@ impl Tuner for ExcessTuner {
     fn tune(&self, input: &TuneInput) -> u64 {
         let window = input.window;
         let rtt = self.rtt_used(input.rtt);
-        // A reader that drained all the peer could send, step after step,
-        // was held back by the window alone: judge it over at most one
-        // RTT, or a reader that wakes less often than once per RTT (and
-        // then reads a whole window) would look slower than the window and
-        // never grow it. A single such step proves less: the peer may have
-        // been slow (after a loss, or while a late update was on its way)
-        // and only caught up with the limit at the end, so it is judged
-        // over its whole interval. The growth is scaled back up to the
-        // whole gap below.
+        // Drained steps in a row: the window held the reader back; judge one
+        // RTT, or a reader waking less often looks slow. One alone may be a
+        // slow peer catching up: whole interval.
         let elapsed = if input.drained_steps >= 2 {
             input.elapsed.min(rtt)
         } else {
@@ -262,29 +199,23 @@ impl Tuner for ExcessTuner {
             let effective = usable - self.headroom.of(usable).min(usable);
             math::mul_div(effective, math::nanos(elapsed), math::nanos(rtt))
         };
-        // The sender lacks the update quantum each round trip; more than
-        // that was read beyond what the window carries: grow by the bonus.
+        // Beyond what the window carries less the quantum: the bonus applies.
         let quantum = input.update_fraction.of(window);
         let on_time = expected(quantum);
         let excess = input.delivered.saturating_sub(on_time);
-        // It also lacked what was read while a late update waited (at
-        // most another quantum): what the window carries shrinks by that
-        // much, and the shortfall it explains grows the window once, with
-        // no bonus — the delay does not ramp with the sender.
+        // A late update withholds up to another quantum: the shortfall it
+        // explains grows the window once, without the bonus.
         let with_delay = expected(quantum.saturating_add(input.late.min(quantum)));
         let delay_excess = input.delivered.min(on_time).saturating_sub(with_delay);
-        // Judged over one RTT, a reader that woke less often grows by
-        // that RTT's excess for every RTT of its gap, up to two: as much as
-        // a reader that read all along would have grown it. Not behind a
-        // late update, whose gap is the stack's delay rather than a timer
-        // (scaling it would grow the window once per delay, not per RTT).
+        // Judged over one RTT: scale back up to the gap (≤ 2 RTTs), as a
+        // reader reading all along would have grown. Not behind a late
+        // update, whose gap is the stack's delay, not a timer.
         let gap = input.elapsed.min(elapsed.saturating_mul(2));
         let excess = if elapsed < gap && input.late == 0 {
             math::mul_div(excess, math::nanos(gap), math::nanos(elapsed))
         } else {
             excess
         };
-        // The controller clamps this to the cap.
         window
             .saturating_add(excess.saturating_mul(self.bonus))
             .saturating_add(delay_excess)
@@ -300,16 +231,15 @@ pub(super) struct StepMarks {
     retired: u64,
     /// `consumed` then.
     consumed: u64,
-    /// Consecutive steps, up to the previous one, at which the reader had
-    /// drained everything and the peer had used all its credit.
+    /// [`TuneInput::drained_steps`] at the previous step.
     drained_streak: u32,
     /// The previous step grew the window.
     grew: bool,
 }
 
 impl<S: FlowSubject> ReceiverFlowControl<S> {
-    /// One tuning step, as an update is about to be sent. Returns the
-    /// window change, if the tuner grew the window.
+    /// One tuning step, as an update is about to be sent; the change if the
+    /// tuner grew the window.
     pub(super) fn tuning_step<T: Tuner + ?Sized>(
         &mut self,
         now: Instant,
@@ -327,29 +257,23 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         }
         let rtt = rtt?;
         let elapsed = now.checked_duration_since(last).filter(|d| !d.is_zero())?;
-        // Bytes that both arrived and were read in the interval: reading
-        // data that waited behind a gap (after a loss) or in the buffer
-        // releases many bytes at once that did not flow in this interval,
-        // and must not look like a higher rate.
-        // (neqo counts the bytes retired alone.)
+        // Data read after waiting behind a gap or in the buffer did not flow
+        // in this interval (neqo counts retired bytes alone).
         let retired = self.retired - self.step.retired;
         let delivered = if every_update {
             retired
         } else {
             retired.min(self.consumed - self.step.consumed)
         };
-        // Whether the wait cost the peer anything shows only half a round
-        // trip later, in data that stops at the old limit; the tuner
-        // bounds what it makes of it instead (see `ExcessTuner`).
+        // Whether the wait cost the peer shows only half an RTT later: the
+        // tuner bounds its effect instead.
         let late = self.late();
         let drained_at_limit = self.retired == self.consumed && self.consumed >= self.max_allowed;
-        // A step at which the reader again read all it received, but the
-        // peer had not yet caught up with a limit the previous step raised
-        // (its congestion window ramps into the new credit), neither
-        // extends the streak nor breaks it: the window did not stop
-        // bounding a reader that drains it on every wake-up.
+        // All read, the peer still ramping into credit the last step added:
+        // the streak neither grows nor breaks.
         let ramping_into_growth = self.step.grew && self.retired == self.consumed;
-        // One read took all the interval delivered: see the module docs.
+        // One read took all the interval delivered: the reader slept (data
+        // behind a gap hits the limit only if the window held the peer too).
         let slept = delivered > 0 && self.last_read >= delivered;
         let drained_steps = if drained_at_limit && slept {
             self.step.drained_streak.saturating_add(1).max(2)
@@ -373,8 +297,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             drained_steps,
             late,
         };
-        // The tuner's word, within [window, cap]; a window already above
-        // the cap (set by rebalancing) stays.
+        // A window already above the cap (set by rebalancing) stays.
         let wanted = tuner.tune(&input).min(self.max_window);
         let new = wanted.max(self.max_active);
         self.step.grew = new > self.max_active;
@@ -421,8 +344,7 @@ mod tests {
         }
     }
 
-    /// The rule without headroom and with bonus 4, to check the formula
-    /// itself.
+    /// The bare formula: no headroom, bonus 4.
     const NO_HEADROOM: ExcessTuner = ExcessTuner {
         headroom: Fraction::ZERO,
         bonus: 4,
