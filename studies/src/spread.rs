@@ -7,7 +7,7 @@
 //! the strategy (for example a smaller start on a transfer that is over
 //! in slow start); one that changes sign is chaos, and one run says
 //! little about it. Paths with random loss or jitter already fold five
-//! seeds into each cell ([`super::median_of_seeds`]) and are not spread.
+//! seeds into each cell ([`fc_lab::compare::median_of_seeds`]) and are not spread.
 //!
 //! Each spread run is `fc-lab run --profile P --workload W --rtt R` (seed
 //! 1): the profile at the scaled RTT, its queue rule applied to the new

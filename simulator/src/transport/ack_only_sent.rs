@@ -29,7 +29,7 @@ const REMEMBERED: usize = 4096;
 /// Send times of ACK-only packets, oldest first.
 ///
 /// Invariant: packet numbers strictly increase from front to back, and at
-/// most [`REMEMBERED`] are held.
+/// most `REMEMBERED` are held.
 #[derive(Debug, Default)]
 pub struct AckOnlySent {
     sent: VecDeque<(u64, Time)>,
