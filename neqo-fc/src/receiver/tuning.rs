@@ -112,50 +112,27 @@ pub trait Tuner {
     }
 }
 
-impl<T: Tuner + ?Sized> Tuner for &T {
-    fn tune(&self, input: &TuneInput) -> u64 {
-        (**self).tune(input)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> Duration {
-        (**self).rtt_used(rtt)
-    }
-    fn tunes_every_update(&self) -> bool {
-        (**self).tunes_every_update()
-    }
-    fn answers_blocked_at_once(&self) -> bool {
-        (**self).answers_blocked_at_once()
-    }
+/// A tuner behind a reference or a smart pointer is that tuner.
+macro_rules! forward_tuner {
+    ($($pointer:ty),*) => {$(
+        impl<T: Tuner + ?Sized> Tuner for $pointer {
+            fn tune(&self, input: &TuneInput) -> u64 {
+                (**self).tune(input)
+            }
+            fn rtt_used(&self, rtt: Rtt) -> Duration {
+                (**self).rtt_used(rtt)
+            }
+            fn tunes_every_update(&self) -> bool {
+                (**self).tunes_every_update()
+            }
+            fn answers_blocked_at_once(&self) -> bool {
+                (**self).answers_blocked_at_once()
+            }
+        }
+    )*};
 }
 
-impl<T: Tuner + ?Sized> Tuner for Box<T> {
-    fn tune(&self, input: &TuneInput) -> u64 {
-        (**self).tune(input)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> Duration {
-        (**self).rtt_used(rtt)
-    }
-    fn tunes_every_update(&self) -> bool {
-        (**self).tunes_every_update()
-    }
-    fn answers_blocked_at_once(&self) -> bool {
-        (**self).answers_blocked_at_once()
-    }
-}
-
-impl<T: Tuner + ?Sized> Tuner for std::sync::Arc<T> {
-    fn tune(&self, input: &TuneInput) -> u64 {
-        (**self).tune(input)
-    }
-    fn rtt_used(&self, rtt: Rtt) -> Duration {
-        (**self).rtt_used(rtt)
-    }
-    fn tunes_every_update(&self) -> bool {
-        (**self).tunes_every_update()
-    }
-    fn answers_blocked_at_once(&self) -> bool {
-        (**self).answers_blocked_at_once()
-    }
-}
+forward_tuner!(&T, Box<T>, std::sync::Arc<T>);
 
 /// The excess-retirement rule (`src/receiver/tuning.rs`). Never returns
 /// less than the current window.

@@ -419,16 +419,19 @@ fn timer_reader(runs: &Runs) -> Result<String, LabError> {
     ))
 }
 
+/// Each strategy with and without the memory budget, in table order.
+const WITH_AND_WITHOUT_BUDGET: [&str; 6] = [
+    "default",
+    "default-budget",
+    "neqo",
+    "neqo+budget",
+    "double",
+    "double+budget",
+];
+
 /// 100 streams × 1 MiB.
 fn many_100(runs: &Runs) -> Result<String, LabError> {
-    let tuners = [
-        "default",
-        "default-budget",
-        "neqo",
-        "neqo+budget",
-        "double",
-        "double+budget",
-    ];
+    let tuners = WITH_AND_WITHOUT_BUDGET;
     let profiles = ["residential-cable", "gbit-50ms"];
     let table = pick(runs, "many-100", &profiles, &tuners)?;
     let mut head = vec![("profile", Align::Left)];
@@ -480,14 +483,7 @@ fn many_100(runs: &Runs) -> Result<String, LabError> {
 
 /// The stall mix.
 fn stall_mix(runs: &Runs) -> Result<String, LabError> {
-    let tuners = [
-        "default",
-        "default-budget",
-        "neqo",
-        "neqo+budget",
-        "double",
-        "double+budget",
-    ];
+    let tuners = WITH_AND_WITHOUT_BUDGET;
     let table = pick(
         runs,
         "stall-mix",
