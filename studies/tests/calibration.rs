@@ -24,12 +24,10 @@ fn calibrated(keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
     calibrated_on(Preset::Neqo, keep, source)
 }
 
-/// As [`calibrated`], on the `transport` model.
-fn calibrated_on(transport: Preset, keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
-    let mut real = RealResults::recorded().expect("the committed results parse");
-    real.runs.retain(keep);
+/// `real` calibrated on the `transport` model, every cell printed to stderr.
+fn calibrate_printed(real: &RealResults, source: &str, transport: Preset) -> Calibration {
     let c = calibrate(
-        &real,
+        real,
         source,
         TransportChoice::preset(transport),
         threads(),
@@ -37,6 +35,13 @@ fn calibrated_on(transport: Preset, keep: impl Fn(&RealRun) -> bool, source: &st
     );
     eprintln!("{}", c.render());
     c
+}
+
+/// As [`calibrated`], on the `transport` model.
+fn calibrated_on(transport: Preset, keep: impl Fn(&RealRun) -> bool, source: &str) -> Calibration {
+    let mut real = RealResults::recorded().expect("the committed results parse");
+    real.runs.retain(keep);
+    calibrate_printed(&real, source, transport)
 }
 
 /// The mission path only (1-BDP tail drop, every RTT), once per binary.
@@ -247,14 +252,7 @@ fn dense_calibration(
         1
     };
     assert_eq!(real.runs.len(), 21 * variants.len() * paths);
-    let c = calibrate(
-        &real,
-        source,
-        TransportChoice::preset(transport),
-        threads(),
-        &|_| {},
-    );
-    eprintln!("{}", c.render());
+    let c = calibrate_printed(&real, source, transport);
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     assert_eq!(c.means.len(), variants.len() * paths, "{:?}", c.means);
     for m in &c.means {
@@ -434,14 +432,7 @@ fn short_transfers() -> &'static [(fc_studies::calibrate::RecordedFile, Calibrat
             .iter()
             .map(|f| {
                 let real = RealResults::parse(f.text, f.path).expect("committed file parses");
-                let c = calibrate(
-                    &real,
-                    f.path,
-                    TransportChoice::preset(Preset::Neqo),
-                    threads(),
-                    &|_| {},
-                );
-                eprintln!("{}", c.render());
+                let c = calibrate_printed(&real, f.path, Preset::Neqo);
                 (*f, c)
             })
             .collect()
