@@ -119,14 +119,17 @@ def targets(runs, means, judged):
         if worst:
             check(f"goodput >= {GOODPUT_SHARE} x {base} in every row (21-RTT means)",
                   f"lowest {worst[1]:.3f} ({worst[0]})", worst[1] >= GOODPUT_SHARE)
-    # Like with like on pacing first (the judged variants have the pacing
-    # fix), then against neqo main as it ships.
-    for base, what in (("neqo-main+pacing", "neqo-main+pacing's (like with like on pacing)"),
-                       ("neqo-main", "neqo-main's (no pacing fix)")):
+    # Like with like on pacing: the judged variant against neqo main with the
+    # pacing fix, and the series without it (steps 2-4) against neqo main as
+    # it ships.
+    for variant, base, what in (
+            (judged, "neqo-main+pacing", "neqo-main+pacing's"),
+            ("upstream-4-nopacing" if judged == "upstream-4" else None, "neqo-main",
+             "neqo-main's, without the pacing patch")):
         worst = None
         for row, m in means.items():
-            if is_multi(row) and judged in m and base in m:
-                share = m[judged]["peak_conn_window_bytes"] / m[base]["peak_conn_window_bytes"]
+            if variant and is_multi(row) and variant in m and base in m:
+                share = m[variant]["peak_conn_window_bytes"] / m[base]["peak_conn_window_bytes"]
                 if worst is None or share > worst[1]:
                     worst = (row, share)
         if worst:
