@@ -30,9 +30,10 @@ use crate::{
 /// - with a [`Budget`], [`ConnectionFlow::committed`] ≤
 ///   [`ConnectionFlow::budget`]: credit is extended only within it;
 /// - the connection window stays ≥ `connection_floor × largest stream
-///   window` and, with a budget, ≥ `min(committed, parked + credit beyond the
-///   promises + estimate) / (1 − update_fraction)` (within a threshold), so
-///   neither one stream nor data parked in slow ones blocks the others;
+///   window` and, with a budget, ≥ `P / (1 − update_fraction) +
+///   min(committed − P, estimate)` (within a threshold), where `P =
+///   min(committed, parked + credit beyond the promises)`, so neither one
+///   stream nor data parked in slow ones blocks the others;
 /// - windows grow only from bytes retired, within the caps (the floor may
 ///   pass `max_connection_window` to cover credit given).
 ///

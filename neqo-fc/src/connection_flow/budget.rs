@@ -312,24 +312,22 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.set_parked_mark();
     }
 
-    /// The stream credit the connection window backs: `min(committed, parked +
-    /// credit beyond the promises + estimate)`, i.e. unused promises only up to
-    /// one need, parked bytes in full.
-    fn covered_credit(&self) -> u64 {
-        let grown = self
-            .conn
-            .unretired()
-            .saturating_add(self.ledger.beyond_initial)
-            .saturating_add(self.estimate);
-        self.ledger.committed.min(grown)
-    }
-
-    /// [`Self::covered_credit`] / (1 − update_fraction): kept free between
-    /// updates.
+    /// The connection window that backs the stream credit given: the bytes
+    /// parked unread and the credit granted beyond the promises (at most
+    /// `committed`) / (1 − update_fraction), as they stay in the window
+    /// between updates, plus the unused promises up to one estimate, which
+    /// is a window and already holds that slack.
     fn credit_floor(&self) -> u64 {
+        let committed = self.ledger.committed;
+        let parked = committed.min(
+            self.conn
+                .unretired()
+                .saturating_add(self.ledger.beyond_initial),
+        );
+        let active = (committed - parked).min(self.estimate);
         let f = self.config.update_fraction;
         let usable = u64::from(f.den() - f.num()).max(1);
-        math::mul_div_ceil(self.covered_credit(), u64::from(f.den()), usable)
+        math::mul_div_ceil(parked, u64::from(f.den()), usable).saturating_add(active)
     }
 
     /// Data passed the parked mark: raises the connection window to the credit

@@ -120,19 +120,20 @@ fn committed_floor(rx: &ConnectionReceiver<ExcessTuner>) -> u64 {
     lag_floor(rx, rx.flow().committed())
 }
 
-/// The credit the connection stands behind, recomputed: `min(committed,
-/// parked + credit beyond the promises + estimate)`, for streams opened
-/// with the default promise.
-fn covered(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
+/// The connection window the stream credit needs, recomputed for streams
+/// opened with the default promise: the bytes parked unread and the credit
+/// beyond the promises after the update lag ([`lag_floor`]), plus the rest
+/// of the committed credit up to one estimate.
+fn credit_floor(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>) -> u64 {
     let beyond: u64 = ids
         .filter_map(|i| {
             rx.stream(sid(i))
                 .map(|s| s.credit().saturating_sub(INITIAL))
         })
         .sum();
-    rx.flow()
-        .committed()
-        .min(rx.flow().buffered() + beyond + rx.flow().estimate())
+    let committed = rx.flow().committed();
+    let parked = committed.min(rx.flow().buffered() + beyond);
+    lag_floor(rx, parked) + (committed - parked).min(rx.flow().estimate())
 }
 
 /// The connection window is ≥ ⌈1.5 × largest stream window⌉ and, with a
@@ -157,7 +158,7 @@ fn assert_floor_within(
         .of_ceil(largest(rx, ids.clone()));
     assert!(w >= need, "connection window {w} < ⌈1.5 × largest⌉ {need}");
     if rx.flow().config().budget.is_some() {
-        let need = lag_floor(rx, covered(rx, ids));
+        let need = credit_floor(rx, ids);
         assert!(
             w + slack >= need,
             "connection window {w} (+ {slack}) < credit floor {need}"

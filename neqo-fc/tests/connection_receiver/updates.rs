@@ -4,8 +4,8 @@
 use neqo_fc::{Budget, ChangeReason, Config, ConnectionReceiver, ExcessTuner, UpdateFrame};
 
 use super::{
-    INITIAL, KIB, SEED, changes, committed_floor, covered, lag_floor, msd, open, receiver, rtt,
-    sid, tight, updates, with_budget,
+    INITIAL, KIB, SEED, changes, committed_floor, credit_floor, msd, open, receiver, rtt, sid,
+    tight, updates, with_budget,
 };
 use crate::common::{self, at, blocked, fire_timer};
 
@@ -35,9 +35,9 @@ fn next_update_sends_max_data_when_due() {
     let c = rx.flow().connection();
     assert_eq!(max_data, c.limit());
     assert_eq!(max_data, SEED + c.window());
-    // The window covers the credit now given to streams (one stream,
-    // within the estimate): 4/3 × committed.
-    assert_eq!(c.window(), committed_floor(&rx));
+    // The window covers the credit now given to streams: the seeds beyond
+    // the promises over 3/4, the unused promises within the estimate.
+    assert!(c.window() >= credit_floor(&rx, 0..2));
     assert!(!rx.update_pending());
     assert_eq!(rx.next_update(at(10), rtt(50)), None);
 }
@@ -63,19 +63,19 @@ fn default_with_open(max_streams: u64, open_now: u64) -> ConnectionReceiver<Exce
 #[test]
 fn idle_promises_are_backed_up_to_one_need() {
     let mut rx = default_with_open(1000, 1000);
-    // Before any update: one estimate (1 MiB) over 3/4.
-    assert_eq!(rx.flow().connection().window(), (4u64 << 20).div_ceil(3));
+    // Before any update: one estimate (1 MiB).
+    assert_eq!(rx.flow().connection().window(), 1 << 20);
     // The seeds go out: six streams at 512 KiB and a seventh at what is
     // left use the growth budget (3 × the 1 MiB estimate), then MAX_DATA.
     let sent = updates(&mut rx, at(0), rtt(50));
     assert_eq!(sent.len(), 8, "{sent:?}");
     let promised = 1000 * INITIAL;
     assert_eq!(rx.flow().committed(), promised + (3 << 20));
-    // The connection covers those seeds and one estimate, over 3/4:
-    // 16/3 MiB, against 1000 × 64 KiB × 4/3 = 83 MiB for every promise.
+    // The connection covers those seeds over 3/4 and one estimate: 5 MiB,
+    // against 1000 × 64 KiB × 4/3 = 83 MiB for every promise.
     let w = rx.flow().connection().window();
-    assert_eq!(w, lag_floor(&rx, covered(&rx, 0..1000)));
-    assert_eq!(w, (16u64 << 20).div_ceil(3));
+    assert_eq!(w, credit_floor(&rx, 0..1000));
+    assert_eq!(w, 5 << 20);
     assert!(w < committed_floor(&rx) / 10, "{w}");
 }
 
@@ -100,7 +100,7 @@ fn parked_bytes_keep_the_readers_room() {
             // Within an update threshold of the floor after data arrives.
             let w = rx.flow().connection().window();
             let slack = rx.flow().config().update_fraction.of(w);
-            let need = lag_floor(&rx, covered(&rx, 0..51));
+            let need = credit_floor(&rx, 0..51);
             assert!(w + slack >= need, "{w} + {slack} < {need}");
         }
         updates(&mut rx, at(round), rtt(50));

@@ -129,10 +129,11 @@ impl World {
     }
 
     /// Connection window ≥ ⌈1.5 × largest open stream window⌉ and (with a
-    /// budget) covers the credit it stands behind, `min(committed, bytes
-    /// parked unread + credit beyond the promises + estimate)`, over
-    /// `1 − f`: at once after every call but data arrival, and within an
-    /// update threshold (`f × window`) after data arrival.
+    /// budget) covers the credit it stands behind: the bytes parked unread
+    /// and the credit beyond the promises over `1 − f`, plus the rest of the
+    /// committed credit up to the estimate; at once after every call but
+    /// data arrival, and within an update threshold (`f × window`) after
+    /// data arrival.
     pub(super) fn check_floor(&self, when: &dyn std::fmt::Debug) {
         if !self.checks.floor {
             return;
@@ -153,14 +154,12 @@ impl World {
             "after {when:?}: connection window {w} < ⌈1.5 × {largest}⌉ = {need}"
         );
         if c.budget.is_some() {
-            let covered = self.rx.flow().committed().min(
-                self.rx
-                    .flow()
-                    .buffered()
-                    .saturating_add(self.excess())
-                    .saturating_add(self.rx.flow().estimate()),
-            );
-            let need = lag_floor(covered, c.update_fraction).min(MAX_VARINT);
+            let committed = self.rx.flow().committed();
+            let parked = committed.min(self.rx.flow().buffered().saturating_add(self.excess()));
+            let active = (committed - parked).min(self.rx.flow().estimate());
+            let need = lag_floor(parked, c.update_fraction)
+                .saturating_add(active)
+                .min(MAX_VARINT);
             let slack = c.update_fraction.of(w);
             assert!(
                 w.saturating_add(slack) >= need,
@@ -307,8 +306,8 @@ impl World {
 }
 
 /// `⌈committed × den / (den − num)⌉`, as the receiver computes its floor.
-fn lag_floor(committed: u64, f: Fraction) -> u64 {
+fn lag_floor(parked: u64, f: Fraction) -> u64 {
     let usable = u64::from(f.den() - f.num()).max(1);
-    let v = (u128::from(committed) * u128::from(f.den())).div_ceil(u128::from(usable));
+    let v = (u128::from(parked) * u128::from(f.den())).div_ceil(u128::from(usable));
     u64::try_from(v).unwrap_or(u64::MAX)
 }
