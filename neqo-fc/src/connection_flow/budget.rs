@@ -319,15 +319,16 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// is a window and already holds that slack.
     fn credit_floor(&self) -> u64 {
         let committed = self.ledger.committed;
-        let parked = committed.min(
+        // Unread bytes and granted credit: backed in full.
+        let held = committed.min(
             self.conn
                 .unretired()
                 .saturating_add(self.ledger.beyond_initial),
         );
-        let active = (committed - parked).min(self.estimate);
+        let promised = (committed - held).min(self.estimate);
         let f = self.config.update_fraction;
         let usable = u64::from(f.den() - f.num()).max(1);
-        math::mul_div_ceil(parked, u64::from(f.den()), usable).saturating_add(active)
+        math::mul_div_ceil(held, u64::from(f.den()), usable).saturating_add(promised)
     }
 
     /// Data passed the parked mark: raises the connection window to the credit
