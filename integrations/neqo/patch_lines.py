@@ -64,18 +64,17 @@ def count(repo, a, b):
         if line.startswith(("+++", "---")):
             continue
         in_tests = "/tests/" in f"/{path}"
-        if line.startswith("+"):
-            if in_tests or (starts[1] is not None and new >= starts[1]):
+        if line[:1] in ("+", "-"):
+            added = line[0] == "+"
+            start, at = (starts[1], new) if added else (starts[0], old)
+            if in_tests or (start is not None and at >= start):
                 test += 1
             else:
                 code += 1
-            new += 1
-        elif line.startswith("-"):
-            if in_tests or (starts[0] is not None and old >= starts[0]):
-                test += 1
+            if added:
+                new += 1
             else:
-                code += 1
-            old += 1
+                old += 1
     return code, test
 
 
