@@ -174,7 +174,8 @@ impl RunSpec {
 
     fn base_report(&self, scenario: &Scenario) -> RunReport {
         let mut r = self.base_report_without_scenario();
-        r.update_fraction = scenario.fc.update_fraction.as_f64();
+        r.update_fraction = f64::from(scenario.fc.update_fraction.num())
+            / f64::from(scenario.fc.update_fraction.den());
         r.memory_budget = scenario.fc.budget.is_some();
         r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
         r.initial_conn_window_bytes = scenario.fc.initial_connection_window;

@@ -327,14 +327,25 @@ pub fn parse_fraction(s: &str) -> Result<Fraction, UnitError> {
             })
             .flatten();
         exact
-            .or_else(|| Fraction::from_f64(value.as_f64()))
+            .or_else(|| sixteen_bit(value.as_f64()))
             .ok_or_else(e)?
     };
-    if fraction.is_proper_nonzero() {
+    if fraction.num() > 0 && fraction.num() <= fraction.den() {
         Ok(fraction)
     } else {
         Err(e())
     }
+}
+
+/// The nearest fraction with denominator 65,536 to `v` (0 ≤ v < 65,536).
+fn sixteen_bit(v: f64) -> Option<Fraction> {
+    if !v.is_finite() || !(0.0..65_536.0).contains(&v) {
+        return None;
+    }
+    // In range by the check above; `as` cannot truncate here.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let num = (v * 65_536.0).round() as u64;
+    Fraction::new(u32::try_from(num).ok()?, 65_536)
 }
 
 /// Greatest common divisor (Euclid); `gcd(0, d) = d`, never 0 for d ≥ 1.
@@ -510,6 +521,10 @@ mod tests {
         assert_eq!(parse_fraction("1.0"), Ok(Fraction::ONE));
         assert_eq!(parse_fraction("0.50"), Ok(Fraction::HALF));
         assert_eq!(parse_fraction("0.25"), Ok(Fraction::QUARTER));
+        // More than nine decimal places: rounded to a 2^-16 step.
+        assert_eq!(parse_fraction("0.1234567891").unwrap().den(), 65_536);
+        assert_eq!(sixteen_bit(0.25).unwrap().of(1 << 20), 1 << 18);
+        assert!(sixteen_bit(-0.1).is_none() && sixteen_bit(f64::NAN).is_none());
         for bad in ["0", "0.0", "1.01", "2", "3/2", "1/0", "-0.5", "half", ""] {
             assert_eq!(
                 parse_fraction(bad).unwrap_err().expected,

@@ -94,31 +94,24 @@ impl fmt::Display for WindowChange {
 }
 
 /// The most window changes a connection keeps for
-/// [`crate::ConnectionFlow::drain_changes`]; older ones are dropped (and
-/// counted).
+/// [`crate::ConnectionFlow::drain_changes`]; older ones are dropped.
 pub const MAX_PENDING_CHANGES: usize = 1024;
 
 /// Undrained window changes, oldest dropped first.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChangeLog {
     pending: VecDeque<WindowChange>,
-    dropped: u64,
 }
 
 impl ChangeLog {
     pub(crate) fn push(&mut self, change: WindowChange) {
         if self.pending.len() >= MAX_PENDING_CHANGES {
             self.pending.pop_front();
-            self.dropped = self.dropped.saturating_add(1);
         }
         self.pending.push_back(change);
     }
 
     pub(crate) fn drain(&mut self) -> vec_deque::Drain<'_, WindowChange> {
         self.pending.drain(..)
-    }
-
-    pub(crate) fn dropped(&self) -> u64 {
-        self.dropped
     }
 }

@@ -103,11 +103,6 @@ impl<T: Tuner> ConnectionFlow<T> {
         &self.config
     }
 
-    /// The tuner.
-    pub fn tuner(&self) -> &T {
-        &self.tuner
-    }
-
     /// The connection-level controller.
     pub fn connection(&self) -> &ReceiverFlowControl<Connection> {
         &self.conn
@@ -149,25 +144,15 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.estimate
     }
 
-    /// Largest open stream window (may lag a shrink until the next pass).
-    pub fn largest_window(&self) -> u64 {
-        self.largest_window
-    }
-
-    /// Bytes received and not yet read, over all streams.
-    pub fn buffered(&self) -> u64 {
-        self.conn.unretired()
-    }
-
     /// Takes the window changes since the last call (the latest
     /// [`crate::MAX_PENDING_CHANGES`]).
     pub fn drain_changes(&mut self) -> std::collections::vec_deque::Drain<'_, WindowChange> {
         self.changes.drain()
     }
 
-    /// Window changes dropped undrained over the connection's life.
-    pub fn dropped_changes(&self) -> u64 {
-        self.changes.dropped()
+    /// Largest open stream window (may lag a shrink until the next pass).
+    pub fn largest_window(&self) -> u64 {
+        self.largest_window
     }
 
     fn note_need(&mut self, need: u64) {

@@ -148,11 +148,6 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// This endpoint's role.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-
     /// The connection-level policy (budget, estimate, connection window).
     pub fn flow(&self) -> &ConnectionFlow<T> {
         &self.flow
@@ -166,11 +161,6 @@ impl<T: Tuner> ConnectionReceiver<T> {
     /// Every open stream's controller, by stream id.
     pub fn streams(&self) -> impl Iterator<Item = &ReceiverFlowControl<StreamId>> {
         self.streams.values().map(|e| e.rx.fc())
-    }
-
-    /// Open streams, counting those closed early and awaiting a final size.
-    pub fn stream_count(&self) -> usize {
-        self.streams.len()
     }
 
     /// The MAX_STREAMS in force for the peer's `direction` streams (at first

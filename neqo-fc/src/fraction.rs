@@ -36,21 +36,6 @@ impl Fraction {
         }
     }
 
-    /// The nearest fraction with denominator 65,536 to a decimal value (for
-    /// command lines); `None` for NaN, negative or values above 65,535.
-    #[must_use]
-    pub fn from_f64(v: f64) -> Option<Self> {
-        if !v.is_finite() || !(0.0..65_536.0).contains(&v) {
-            return None;
-        }
-        let num = (v * 65_536.0).round();
-        // In range by the check above; `as` cannot truncate here.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let num = num as u64;
-        let num = u32::try_from(num).ok()?;
-        Some(Self { num, den: 65_536 })
-    }
-
     /// Numerator.
     #[must_use]
     pub const fn num(self) -> u32 {
@@ -77,14 +62,8 @@ impl Fraction {
 
     /// True if `0 < self ≤ 1`.
     #[must_use]
-    pub const fn is_proper_nonzero(self) -> bool {
+    pub(crate) const fn is_proper_nonzero(self) -> bool {
         self.num > 0 && self.num <= self.den
-    }
-
-    /// The value as `f64`, for display only.
-    #[must_use]
-    pub fn as_f64(self) -> f64 {
-        f64::from(self.num) / f64::from(self.den)
     }
 }
 
@@ -99,15 +78,5 @@ mod tests {
         assert_eq!(Fraction::QUARTER.of(3), 0);
         assert_eq!(Fraction::THREE_HALVES.of(u64::MAX), u64::MAX);
         assert!(Fraction::new(1, 0).is_none());
-    }
-
-    #[test]
-    fn from_decimal() {
-        assert_eq!(Fraction::from_f64(0.25).unwrap().of(1 << 20), 1 << 18);
-        assert_eq!(Fraction::from_f64(1.0).unwrap().of(77), 77);
-        assert!(Fraction::from_f64(-0.1).is_none());
-        assert!(Fraction::from_f64(f64::NAN).is_none());
-        assert!(!Fraction::from_f64(0.0).unwrap().is_proper_nonzero());
-        assert!(!Fraction::from_f64(1.5).unwrap().is_proper_nonzero());
     }
 }

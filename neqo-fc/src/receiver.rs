@@ -112,19 +112,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.blocked_at_once = tuner.answers_blocked_at_once();
     }
 
-    /// The subject this controller limits.
-    pub fn subject(&self) -> S {
-        self.subject
-    }
-
     /// The window (`max_active`): how far beyond `retired` we let the peer go.
     pub fn window(&self) -> u64 {
         self.max_active
-    }
-
-    /// The cap a tuner may grow the window to.
-    pub fn max_window(&self) -> u64 {
-        self.max_window
     }
 
     /// The advertised limit (`max_allowed`); never decreases.
@@ -154,13 +144,8 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
         self.final_size.unwrap_or(self.max_allowed) - self.retired
     }
 
-    /// Highest limit the peer acknowledged.
-    pub fn acked_limit(&self) -> u64 {
-        self.acked_limit
-    }
-
     /// The update fraction in force.
-    pub fn update_fraction(&self) -> Fraction {
+    pub(crate) fn update_fraction(&self) -> Fraction {
         self.update_fraction
     }
 

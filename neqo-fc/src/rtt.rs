@@ -43,7 +43,7 @@ impl Rtt {
 
     /// Queueing delay: `smoothed − min`.
     #[must_use]
-    pub fn queueing(&self) -> Duration {
+    pub(crate) fn queueing(&self) -> Duration {
         self.smoothed - self.min
     }
 

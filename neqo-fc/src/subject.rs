@@ -14,7 +14,7 @@ pub enum Role {
 impl Role {
     /// The other endpoint.
     #[must_use]
-    pub const fn peer(self) -> Self {
+    pub(crate) const fn peer(self) -> Self {
         match self {
             Self::Client => Self::Server,
             Self::Server => Self::Client,

@@ -251,7 +251,7 @@ proptest! {
                 prop_assert!(s.limit() >= before, "limits never decrease");
                 credit += s.credit();
             }
-            prop_assert!(rx.stream_count() as u64 <= cfg.max_open_streams());
+            prop_assert!(rx.streams().count() as u64 <= cfg.max_open_streams());
             prop_assert_eq!(credit, rx.flow().committed());
             prop_assert!(rx.flow().committed() <= MAX_VARINT);
             if cfg.budget.is_some() {

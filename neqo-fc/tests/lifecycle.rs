@@ -49,7 +49,7 @@ fn a_late_frame_for_a_closed_stream_is_counted_once_and_does_not_reopen_it() {
         "not charged again"
     );
     assert!(rx.stream(id).is_none(), "not reopened");
-    assert_eq!(rx.stream_count(), 0);
+    assert_eq!(rx.streams().count(), 0);
     assert_eq!(rx.flow().committed(), 0);
     // Nor by a reset or a *_BLOCKED.
     assert_eq!(rx.reset_received(id, 60_000).unwrap(), 0);
@@ -78,7 +78,7 @@ fn our_own_streams_do_not_use_the_peers_stream_limit() {
     assert!(matches!(err, Error::StreamLimit { limit: 2, .. }));
     // Its unidirectional streams have their own limit (100).
     rx.on_data(StreamId(3), 100, false).unwrap();
-    assert_eq!(rx.stream_count(), 5);
+    assert_eq!(rx.streams().count(), 5);
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn data_on_our_own_unopened_or_send_only_streams_is_a_stream_state_error() {
 fn using_a_stream_opens_the_lower_numbered_ones() {
     let mut rx = ConnectionReceiver::new(Role::Server, config());
     rx.on_data(client_bidi(3), 10, false).unwrap();
-    assert_eq!(rx.stream_count(), 4, "RFC 9000 §3.2");
+    assert_eq!(rx.streams().count(), 4, "RFC 9000 §3.2");
     for k in 0..3 {
         assert_eq!(rx.stream(client_bidi(k)).unwrap().consumed(), 0);
     }
@@ -131,9 +131,9 @@ fn a_reset_releases_what_was_buffered() {
     let id = client_bidi(0);
     rx.on_data(id, 50_000, false).unwrap();
     rx.retire_to(id, 10_000).unwrap();
-    assert_eq!(rx.flow().buffered(), 40_000);
+    assert_eq!(rx.flow().connection().unretired(), 40_000);
     assert_eq!(rx.reset_received(id, 55_000).unwrap(), 5_000);
-    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().unretired(), 0);
     assert_eq!(rx.flow().connection().consumed(), 55_000);
 }
 
@@ -143,11 +143,11 @@ fn closing_before_the_final_size_keeps_counting_until_it_arrives() {
     let id = client_bidi(0);
     rx.on_data(id, 20_000, false).unwrap();
     rx.close_stream(id); // the application stops reading (STOP_SENDING)
-    assert_eq!(rx.flow().buffered(), 0, "released at once");
+    assert_eq!(rx.flow().connection().unretired(), 0, "released at once");
     assert!(rx.stream(id).is_some(), "still counted");
     // Data still in flight is charged and released as it comes.
     assert_eq!(rx.on_data(id, 30_000, false).unwrap(), 10_000);
-    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().unretired(), 0);
     // The final size (the peer's RESET_STREAM) closes it for good.
     assert_eq!(rx.reset_received(id, 35_000).unwrap(), 5_000);
     assert!(rx.stream(id).is_none());

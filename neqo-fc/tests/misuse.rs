@@ -61,13 +61,9 @@ fn the_change_log_is_bounded_when_never_drained() {
         // The stack writes MAX_STREAMS so the peer may go on.
         while rx.next_update(base(), rtt).is_some() {}
     }
-    let dropped = rx.flow().dropped_changes();
+    // More changes were made than kept: the log is full, no larger.
     let kept = rx.drain_changes().count();
-    assert!(kept <= MAX_PENDING_CHANGES, "{kept} changes kept");
-    assert!(
-        dropped > 0,
-        "20,000 streams made no more than {kept} changes"
-    );
+    assert_eq!(kept, MAX_PENDING_CHANGES);
     // Drained, the log starts again.
     assert_eq!(rx.drain_changes().count(), 0);
 }
@@ -94,11 +90,11 @@ fn a_receiver_owning_its_streams_bounds_how_many_it_opens() {
         .unwrap_err();
     assert_eq!(err.code(), 0x04);
     assert!(err.to_string().contains("65536 streams"), "{err}");
-    assert_eq!(rx.stream_count(), 0);
+    assert_eq!(rx.streams().count(), 0);
     // The highest allowed one opens the lower ones: a bounded number.
     rx.on_data(uni(Role::Client, MAX_OWNED_STREAMS - 1), 1, false)
         .unwrap();
-    assert_eq!(rx.stream_count() as u64, MAX_OWNED_STREAMS);
+    assert_eq!(rx.streams().count() as u64, MAX_OWNED_STREAMS);
 }
 
 /// Finding 8: RFC 9000 cases the API could not express.
@@ -121,7 +117,7 @@ fn stream_data_blocked_on_a_send_only_stream_is_a_stream_state_error() {
         rx.stream_data_blocked_received(uni(Role::Client, 3), 0),
         Ok(true)
     );
-    assert_eq!(rx.stream_count(), 4);
+    assert_eq!(rx.streams().count(), 4);
 }
 
 #[test]
@@ -137,9 +133,9 @@ fn opening_a_local_stream_opens_the_lower_ones() {
     // The limit counts them all: 100 open at once.
     let err = rx.open_local_stream(bidi(Role::Client, 100)).unwrap_err();
     assert_eq!(err.code(), 0x04);
-    assert_eq!(rx.stream_count(), 3);
+    assert_eq!(rx.streams().count(), 3);
     rx.open_local_stream(bidi(Role::Client, 99)).unwrap();
-    assert_eq!(rx.stream_count(), 100);
+    assert_eq!(rx.streams().count(), 100);
 }
 
 #[test]

@@ -113,6 +113,6 @@ fn the_timer_never_stays_in_the_past() {
     rx.on_data(id, 100, true).unwrap();
     rx.retire_to(id, 100).unwrap();
     rx.close_stream(id);
-    assert_eq!(rx.stream_count(), 0);
+    assert_eq!(rx.streams().count(), 0);
     assert_eq!(rx.next_timeout(), None);
 }

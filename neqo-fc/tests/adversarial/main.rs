@@ -41,7 +41,7 @@ fn pt_config() -> ProptestConfig {
 }
 
 /// Everything observable about one receive-side controller.
-type Snap = (u64, u64, u64, u64, u64, bool, bool, Option<u64>);
+type Snap = (u64, u64, u64, u64, bool, bool, Option<u64>);
 
 fn snap(fc: &ReceiverFlowControl<StreamId>) -> Snap {
     snap_with(fc, fc.final_size())
@@ -59,7 +59,6 @@ fn snap_with<S: FlowSubject>(fc: &ReceiverFlowControl<S>, final_size: Option<u64
         fc.window(),
         fc.consumed(),
         fc.retired(),
-        fc.acked_limit(),
         fc.update_due(),
         fc.resend_pending(),
         final_size,
@@ -75,7 +74,7 @@ fn snap_all(rx: &ConnectionReceiver<ExcessTuner>, ids: &[StreamId]) -> SnapAll {
         snap_conn(rx.flow().connection()),
         ids.iter().map(|&id| rx.stream(id).map(snap)).collect(),
         rx.flow().committed(),
-        rx.stream_count(),
+        rx.streams().count(),
         rx.update_pending(),
     )
 }

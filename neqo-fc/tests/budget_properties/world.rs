@@ -120,7 +120,7 @@ impl World {
             connection: format!("{c:?}"),
             connection_books: (c.limit(), c.consumed(), c.retired()),
             committed: self.rx.flow().committed(),
-            stream_count: self.rx.stream_count(),
+            stream_count: self.rx.streams().count(),
             update_pending: self.rx.update_pending(),
         }
     }

@@ -27,26 +27,26 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     rx.on_data(sid(1), 3_000, false).unwrap();
     // Stream 0's credit ends at its final size: 10,000 − 4,000 read.
     assert_eq!(rx.flow().committed(), 6_000 + INITIAL);
-    assert_eq!(rx.flow().buffered(), 9_000);
+    assert_eq!(rx.flow().connection().unretired(), 9_000);
     // The promised part counts the open streams: 2 × 64 KiB, plus the
     // growth part 3 × the 512 KiB estimate.
     assert_eq!(rx.flow().budget(), 2 * INITIAL + 3 * 512 * KIB);
     rx.close_stream(sid(0));
     assert!(rx.stream(sid(0)).is_none());
-    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.streams().count(), 1);
     assert_eq!(rx.flow().committed(), INITIAL);
     assert_eq!(rx.flow().committed(), credit_sum(&rx, 0..2));
     // The 6,000 unread bytes count as retired at the connection.
     assert_eq!(rx.flow().connection().retired(), 10_000);
     assert_eq!(rx.flow().connection().consumed(), 13_000);
-    assert_eq!(rx.flow().buffered(), 3_000);
+    assert_eq!(rx.flow().connection().unretired(), 3_000);
     // The closed stream's promised 64 KiB leave the budget with it (the old
     // budget counted every `max_streams` slot, open or not).
     assert_eq!(rx.flow().budget(), INITIAL + 3 * 512 * KIB);
     // Closing again, or an unknown stream, does nothing.
     rx.close_stream(sid(0));
     rx.close_stream(sid(77));
-    assert_eq!((rx.stream_count(), rx.flow().committed()), (1, INITIAL));
+    assert_eq!((rx.streams().count(), rx.flow().committed()), (1, INITIAL));
     assert_eq!(rx.flow().connection().retired(), 10_000);
     // The peer may open one more stream; stream 1's seed update goes too.
     let sent = updates(&mut rx, at(1), rtt(50));
@@ -56,16 +56,19 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     // Stream 1 closed before its final size: still counted, its 3,000
     // unread bytes released.
     rx.close_stream(sid(1));
-    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.streams().count(), 1);
     assert_eq!(rx.stream(sid(1)).unwrap().retired(), 3_000);
     assert_eq!(
-        (rx.flow().connection().retired(), rx.flow().buffered()),
+        (
+            rx.flow().connection().retired(),
+            rx.flow().connection().unretired()
+        ),
         (13_000, 0)
     );
     assert_eq!(rx.flow().committed(), SEED - 3_000);
     // Data still arriving is counted against the limits and released.
     rx.on_data(sid(1), 5_000, false).unwrap();
-    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().unretired(), 0);
     assert_eq!(rx.flow().connection().consumed(), 15_000);
     assert_eq!(rx.flow().committed(), SEED - 5_000);
     // The final size arrives: the stream is forgotten.
@@ -73,9 +76,9 @@ fn close_stream_releases_unread_bytes_and_its_credit() {
     assert!(rx.stream(sid(1)).is_none());
     assert_eq!(
         (
-            rx.stream_count(),
+            rx.streams().count(),
             rx.flow().committed(),
-            rx.flow().buffered()
+            rx.flow().connection().unretired()
         ),
         (0, 0, 0)
     );
@@ -114,7 +117,7 @@ fn closing_a_stream_keeps_committed_within_the_budget() {
     assert!(rx.stream(a).is_none());
     assert_eq!(rx.flow().committed(), 100_000);
     assert_eq!(rx.flow().budget(), INITIAL + 100_000);
-    assert_eq!(rx.flow().buffered(), 0);
+    assert_eq!(rx.flow().connection().unretired(), 0);
     // A new stream in a's place (once MAX_STREAMS allows it) finds the
     // 65,536 of room again.
     assert_eq!(

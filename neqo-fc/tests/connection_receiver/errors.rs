@@ -11,7 +11,7 @@ use crate::common::{self, at};
 /// whether an update is pending.
 fn books(rx: &ConnectionReceiver<ExcessTuner>) -> (usize, u64, u64, u64, u64, bool) {
     (
-        rx.stream_count(),
+        rx.streams().count(),
         rx.flow().committed(),
         rx.flow().budget(),
         rx.flow().connection().window(),
@@ -63,7 +63,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
     // size known) makes room once MAX_STREAMS raises the limit to 3.
     rx.on_data(sid(0), 5, true).unwrap();
     rx.close_stream(sid(0));
-    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.streams().count(), 1);
     assert!(rx.on_data(sid(2), 0, false).is_err(), "not sent yet");
     let sent = updates(&mut rx, at(2), rtt(50));
     assert!(
@@ -74,7 +74,7 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         "{sent:?}"
     );
     open(&mut rx, sid(2), at(2));
-    assert_eq!(rx.stream_count(), 2);
+    assert_eq!(rx.streams().count(), 2);
     // Without a budget the limit holds just the same: 200 streams allowed,
     // the 200th (index 199) opens them all, the next one is refused.
     let mut rx = receiver(Config {
@@ -83,9 +83,9 @@ fn stream_limit_error_beyond_max_streams_changes_nothing() {
         ..common::config_512k()
     });
     open(&mut rx, sid(199), at(0));
-    assert_eq!(rx.stream_count(), 200);
+    assert_eq!(rx.streams().count(), 200);
     assert_eq!(rx.on_data(sid(200), 0, false).unwrap_err().code(), 0x04);
-    assert_eq!(rx.stream_count(), 200);
+    assert_eq!(rx.streams().count(), 200);
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn data_past_the_stream_limit_is_flow_control_error_and_changes_nothing() {
     assert_eq!(e.code(), 0x03);
     assert_eq!(snapshot(&rx, id), before);
     assert_eq!(rx.stream(id).unwrap().final_size(), None);
-    assert_eq!(rx.flow().buffered(), INITIAL);
+    assert_eq!(rx.flow().connection().unretired(), INITIAL);
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     open(&mut twin, sid(9), at(0));
     let e = rx.on_data(sid(9), INITIAL + 1, false).unwrap_err();
     assert_eq!(e.code(), 0x03);
-    assert_eq!(rx.stream_count(), 10);
+    assert_eq!(rx.streams().count(), 10);
     assert_eq!(rx.flow().committed(), 10 * INITIAL);
     assert_eq!(rx.flow().connection().consumed(), 0);
     assert_eq!(rx.stream(sid(9)).unwrap().consumed(), 0);
@@ -192,7 +192,7 @@ fn failed_data_on_a_new_stream_opens_it_but_accounts_nothing() {
     }
     // The next valid frame is accounted as on any open stream.
     assert_eq!(rx.on_data(sid(9), INITIAL, false), Ok(INITIAL));
-    assert_eq!(rx.stream_count(), 10);
+    assert_eq!(rx.streams().count(), 10);
     assert_eq!(rx.flow().connection().consumed(), INITIAL);
 }
 
@@ -220,7 +220,7 @@ fn failed_data_on_a_new_stream_accounts_nothing_at_the_connection() {
     assert_eq!((c.consumed(), c.retired(), c.limit()), (0, 0, 1_000));
     // Opening it: seed max(64 KiB, ¼ × 1,000) = 64 KiB, and the connection
     // floor ⌈1.5 × 65,536⌉ = 98,304 (above ⌈4/3 × committed⌉ = 87,382).
-    assert_eq!(rx.stream_count(), 1);
+    assert_eq!(rx.streams().count(), 1);
     assert_eq!(
         (rx.flow().connection().window(), rx.flow().largest_window()),
         (98_304, INITIAL),

@@ -132,7 +132,7 @@ fn credit_floor(rx: &ConnectionReceiver<ExcessTuner>, ids: std::ops::Range<u64>)
         })
         .sum();
     let committed = rx.flow().committed();
-    let parked = committed.min(rx.flow().buffered() + beyond);
+    let parked = committed.min(rx.flow().connection().unretired() + beyond);
     lag_floor(rx, parked) + (committed - parked).min(rx.flow().estimate())
 }
 
@@ -199,7 +199,7 @@ fn snapshot(rx: &ConnectionReceiver<ExcessTuner>, id: StreamId) -> String {
         rx.flow().connection(),
         rx.flow().committed(),
         rx.flow().budget(),
-        rx.stream_count(),
+        rx.streams().count(),
         rx.update_pending()
     )
 }

@@ -32,7 +32,7 @@ fn open_stream_seeds_a_quarter_of_the_estimate_and_reports_it() {
     assert_eq!(rx.flow().committed(), SEED);
     // Another frame on it opens nothing new and changes nothing.
     open(&mut rx, sid(0), at(6));
-    assert_eq!((rx.stream_count(), rx.flow().committed()), (1, SEED));
+    assert_eq!((rx.streams().count(), rx.flow().committed()), (1, SEED));
     assert!(changes(&mut rx).is_empty());
 }
 

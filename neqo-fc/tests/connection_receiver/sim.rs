@@ -168,7 +168,9 @@ impl Loop {
             let (_, i, end) = self.data.pop_front().unwrap();
             self.rx.on_data(self.flows[i].id, end, false).unwrap();
         }
-        self.max_buffered = self.max_buffered.max(self.rx.flow().buffered());
+        self.max_buffered = self
+            .max_buffered
+            .max(self.rx.flow().connection().unretired());
         while self.frames.front().is_some_and(|f| f.0 <= self.tick) {
             let (_, u) = self.frames.pop_front().unwrap();
             match u {

@@ -18,6 +18,7 @@ use crate::common::at_saturating;
 pub struct World {
     tuner: ExcessTuner,
     floor: Fraction,
+    update_fraction: Fraction,
     now: Duration,
     stream: ReceiverFlowControl<StreamId>,
     conn: ReceiverFlowControl<Connection>,
@@ -26,6 +27,8 @@ pub struct World {
     /// Limits sent per subject (stream, connection), for loss/ack picks.
     stream_limits: Vec<u64>,
     conn_limits: Vec<u64>,
+    /// Highest stream limit acknowledged (the initial one counts).
+    stream_acked: u64,
     /// Limits at which the stream sender wrote *_BLOCKED.
     blocked_limits: Vec<u64>,
     /// Limits at which `blocked()` armed a report.
@@ -63,11 +66,13 @@ impl World {
         Self {
             tuner: s.tuner,
             floor: Fraction::THREE_HALVES,
+            update_fraction: config.update_fraction,
             now: Duration::ZERO,
             stream_sender: SenderFlowControl::new(id, stream.limit()),
             conn_sender: SenderFlowControl::new(Connection, conn.limit()),
             stream_limits: vec![stream.limit()],
             conn_limits: vec![conn.limit()],
+            stream_acked: stream.limit(),
             blocked_limits: Vec::new(),
             armed_at: BTreeSet::new(),
             stream_bound: config.max_stream_window.max(stream.window()),
@@ -199,7 +204,7 @@ impl World {
                 assert!(self.conn.blocked_received(self.conn.limit()));
                 // The smallest extension worth answering *_BLOCKED with:
                 // an eighth of the update threshold, at least one byte.
-                let step = (self.stream.update_fraction().of(self.stream.window()) / 8).max(1);
+                let step = (self.update_fraction.of(self.stream.window()) / 8).max(1);
                 if self.stream.consumed() < self.stream.limit() || self.stream.updates_held_back() {
                     // The data does not bear the report out (yet), or the
                     // stack rations its updates: it makes nothing due.
@@ -215,7 +220,7 @@ impl World {
                 let l = self.stream_limits[i % self.stream_limits.len()];
                 self.stream.update_lost(l);
                 if l == self.stream.limit()
-                    && self.stream.acked_limit() < l
+                    && self.stream_acked < l
                     && self.stream.final_size().is_none()
                 {
                     assert!(self.stream.update_due(), "lost latest limit is due");
@@ -226,7 +231,10 @@ impl World {
             Op::UpdateAcked(i) => {
                 let l = self.stream_limits[i % self.stream_limits.len()];
                 self.stream.update_acked(l);
-                assert!(self.stream.acked_limit() >= l);
+                self.stream_acked = self.stream_acked.max(l);
+                if l >= self.stream.limit() {
+                    assert!(!self.stream.resend_pending(), "acked latest limit");
+                }
                 let l = self.conn_limits[i % self.conn_limits.len()];
                 self.conn.update_acked(l);
             }

@@ -217,7 +217,10 @@ fn windows_are_bounded_by_max_varint_and_fractions_validated() {
     let s = ReceiverFlowControl::new(ID, &huge_config());
     assert_eq!(s.limit(), MAX_VARINT);
     assert_eq!(s.window(), MAX_VARINT);
-    assert_eq!(s.acked_limit(), MAX_VARINT);
+    assert!(!s.update_due());
+    // The initial limit counts as acknowledged: its loss re-sends nothing.
+    let mut s = s;
+    s.update_lost(MAX_VARINT);
     assert!(!s.update_due());
     let one_stream = *huge_config().get();
     for too_big in [1 << 62, u64::MAX] {
@@ -242,6 +245,11 @@ fn windows_are_bounded_by_max_varint_and_fractions_validated() {
         };
         assert!(c.validate().unwrap_err().0.starts_with("update_fraction"));
     }
-    let s = ReceiverFlowControl::new(ID, &config(8, Fraction::ONE));
-    assert_eq!(s.update_fraction(), Fraction::ONE);
+    // A fraction of one: an update is due only once the whole window is read.
+    let mut s = ReceiverFlowControl::new(ID, &config(8, Fraction::ONE));
+    s.on_data(8, false).unwrap();
+    s.retire_to(7).unwrap();
+    assert!(!s.update_due());
+    s.retire_to(8).unwrap();
+    assert!(s.update_due());
 }

@@ -67,7 +67,6 @@ struct Snapshot {
     retired: u64,
     unretired: u64,
     credit: u64,
-    acked_limit: u64,
     final_size: Option<u64>,
     update_due: bool,
     /// The full `Debug` rendering also covers the private fields.
@@ -103,7 +102,6 @@ where
         retired: fc.retired(),
         unretired: fc.unretired(),
         credit: fc.credit(),
-        acked_limit: fc.acked_limit(),
         final_size: fc.final_size_if_any(),
         update_due: fc.update_due(),
         debug: format!("{fc:?}"),

@@ -155,7 +155,13 @@ impl World {
         );
         if c.budget.is_some() {
             let committed = self.rx.flow().committed();
-            let parked = committed.min(self.rx.flow().buffered().saturating_add(self.excess()));
+            let parked = committed.min(
+                self.rx
+                    .flow()
+                    .connection()
+                    .unretired()
+                    .saturating_add(self.excess()),
+            );
             let active = (committed - parked).min(self.rx.flow().estimate());
             let need = lag_floor(parked, c.update_fraction)
                 .saturating_add(active)
@@ -226,7 +232,7 @@ impl World {
                 rx.flow().budget(),
                 b.limit(
                     rx.flow().estimate(),
-                    rx.stream_count() as u64,
+                    rx.streams().count() as u64,
                     c.initial_stream_window
                 )
             );
@@ -254,7 +260,7 @@ impl World {
                 .map(|id| rx.stream(id).unwrap().credit())
                 .sum();
             assert_eq!(rx.flow().committed(), sum, "after {after:?}");
-            assert_eq!(rx.stream_count(), self.open_ids().count());
+            assert_eq!(rx.streams().count(), self.open_ids().count());
         }
         if self.checks.monotonic {
             let conn = rx.flow().connection().limit();
