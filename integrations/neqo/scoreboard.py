@@ -137,13 +137,21 @@ def targets(runs, means, judged):
                   f"highest {worst[1]:.3f} x ({worst[0]})", worst[1] <= 1.0)
     bulk = [r for r in runs if is_bulk(row_of(r)) and r["variant"] == judged and "goodput_bps" in r]
     if bulk:
-        ratios = sorted(r["peak_stream_window_bytes"] / r["bdp_bytes"] for r in bulk)
-        top = max(bulk, key=lambda r: r["peak_stream_window_bytes"] / r["bdp_bytes"])
-        over = sum(1 for x in ratios if x > MAX_BULK_WINDOW_BDP)
-        check(f"peak stream window <= {MAX_BULK_WINDOW_BDP} BDP on the bulk rows, every run",
-              f"at most {ratios[-1]:.2f} BDP ({row_of(top)} at {top['rtt_s'] * 1000:.0f} ms); "
-              f"median {ratios[len(ratios) // 2]:.2f}; {over} of {len(ratios)} runs above",
-              ratios[-1] <= MAX_BULK_WINDOW_BDP)
+        # The basis: each bulk row's 21-RTT mean of the peak stream
+        # window over the BDP. Single runs are shown too (a ramp can overshoot).
+        def bdps(r):
+            return r["peak_stream_window_bytes"] / r["bdp_bytes"]
+        rows = {}
+        for r in bulk:
+            rows.setdefault(row_of(r), []).append(bdps(r))
+        worst_row, worst = max(((row, mean(xs)) for row, xs in rows.items()), key=lambda x: x[1])
+        top = max(bulk, key=bdps)
+        over = sum(1 for r in bulk if bdps(r) > MAX_BULK_WINDOW_BDP)
+        check(f"peak stream window <= {MAX_BULK_WINDOW_BDP} BDP on the bulk rows (21-RTT means)",
+              f"highest row mean {worst:.2f} BDP ({worst_row}); single runs: at most "
+              f"{bdps(top):.2f} ({row_of(top)} at {top['rtt_s'] * 1000:.0f} ms), "
+              f"{over} of {len(bulk)} above",
+              worst <= MAX_BULK_WINDOW_BDP)
     row = row_name("mission", False, 1 << 30, 1, False)
     for variant, base, share, what in (
             (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
