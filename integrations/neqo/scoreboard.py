@@ -105,9 +105,9 @@ def per_rtt(runs, row, variant):
 def targets(runs, means, judged):
     """The issue's targets for one variant: a list of {target, measured, met}."""
     out = []
+    mission = row_name("mission", False, 1 << 30, 1, False)
     # RTTs per row: 21 on the full sweep, fewer with --quick.
-    sweep = len({r["rtt_s"] for r in runs if r["variant"] == judged
-                 and row_of(r) == row_name("mission", False, 1 << 30, 1, False)})
+    sweep = len(per_rtt(runs, mission, judged))
 
     def check(target, measured, met):
         out.append({"target": target, "measured": measured, "met": met})
@@ -155,14 +155,13 @@ def targets(runs, means, judged):
               f"{bdps(top):.2f} ({row_of(top)} at {top['rtt_s'] * 1000:.0f} ms), "
               f"{over} of {len(bulk)} above",
               worst <= MAX_BULK_WINDOW_BDP)
-    row = row_name("mission", False, 1 << 30, 1, False)
     for variant, base, share, what in (
             (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
             ("upstream-4-nopacing" if judged == "upstream-4" else None, "neqo-main", 1.0,
              "without the pacing patch >= neqo-main")):
         if variant is None:
             continue
-        a, b = per_rtt(runs, row, variant), per_rtt(runs, row, base)
+        a, b = per_rtt(runs, mission, variant), per_rtt(runs, mission, base)
         shares = sorted((a[k]["goodput_bps"] / b[k]["goodput_bps"], k) for k in a if k in b)
         if shares:
             low, at = shares[0]
