@@ -5,7 +5,10 @@
 mod budget;
 mod stream;
 
-use std::time::Instant;
+use std::{
+    sync::atomic::{AtomicU64, Ordering},
+    time::Instant,
+};
 
 pub use budget::Budget;
 use budget::Ledger;
@@ -14,6 +17,9 @@ pub use stream::StreamReceiver;
 /// The least credit a *_BLOCKED answer carries behind a standing queue: a
 /// smaller one costs the peer a short packet and a new *_BLOCKED for nothing.
 pub const MIN_BLOCKED_ANSWER: u64 = 16 << 10;
+
+/// The next [`ConnectionFlow`]'s token: tells its streams from another's.
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(0);
 
 use crate::{
     ChangeReason, Connection, Error, ExcessTuner, MAX_VARINT, ReceiverFlowControl, Res, Rtt,
@@ -39,10 +45,13 @@ use crate::{
 ///
 /// With a budget, a rebalancing pass runs on the timer of
 /// [`ConnectionFlow::next_timeout`] / [`ConnectionFlow::on_timeout`]. Every
-/// window change is kept for [`ConnectionFlow::drain_changes`].
-#[derive(Debug)]
+/// window change is kept for [`ConnectionFlow::drain_changes`]. A clone is
+/// a snapshot of the same connection: it owns the same streams.
+#[derive(Clone, Debug)]
 pub struct ConnectionFlow<T = ExcessTuner> {
     config: ValidConfig,
+    /// Stamped on every stream it opens ([`ConnectionFlow::owns`]).
+    token: u64,
     tuner: T,
     conn: ReceiverFlowControl<Connection>,
     ledger: Ledger,
@@ -85,6 +94,7 @@ impl<T: Tuner> ConnectionFlow<T> {
         conn.follow(&tuner);
         Self {
             conn,
+            token: NEXT_TOKEN.fetch_add(1, Ordering::Relaxed),
             ledger: Ledger::default(),
             largest_window: 0,
             estimate: config.initial_connection_window,
@@ -106,6 +116,22 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// The connection-level controller.
     pub fn connection(&self) -> &ReceiverFlowControl<Connection> {
         &self.conn
+    }
+
+    /// Whether `s` was opened by this connection: every call refuses a
+    /// stream it does not own and changes nothing.
+    pub fn owns(&self, s: &StreamReceiver) -> bool {
+        s.owner == self.token
+    }
+
+    /// [`Error::ForeignStream`] for a stream another connection opened.
+    fn check_owner(&self, s: &StreamReceiver) -> Res<()> {
+        if self.owns(s) {
+            Ok(())
+        } else {
+            log::warn!("{} passed to a ConnectionFlow that did not open it", s.id());
+            Err(Error::ForeignStream(s.id()))
+        }
     }
 
     /// Streams opened and not yet closed.
@@ -215,7 +241,10 @@ impl<T: Tuner> ConnectionFlow<T> {
         }
         let mut fc = ReceiverFlowControl::with_initial_limit(id, &self.config, initial_limit);
         fc.follow(&self.tuner);
-        self.ledger.open(fc.credit(), initial_limit);
+        // The budget promises every stream `initial_stream_window` (a lower
+        // initial limit too): that much credit never waits for growth room.
+        let promise = initial_limit.max(self.config.initial_stream_window);
+        self.ledger.open(fc.credit(), promise);
         // With a budget the connection window covers given credit: seeding
         // from it would make each seed feed the next.
         let basis = if self.config.budget.is_some() {
@@ -224,7 +253,7 @@ impl<T: Tuner> ConnectionFlow<T> {
             self.conn.window()
         };
         let wanted = self.config.seed_for(basis, initial_limit);
-        let seed = wanted.min(initial_limit.saturating_add(self.room()));
+        let seed = wanted.min(promise.saturating_add(self.room()));
         let change = fc.raise_window(seed, ChangeReason::Seed);
         let seed = fc.window();
         let owed_seed = if wanted > seed { wanted } else { 0 };
@@ -232,7 +261,8 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.cover_stream(seed, None);
         Ok(StreamReceiver {
             fc,
-            initial: initial_limit,
+            owner: self.token,
+            initial: promise,
             seed,
             owed_seed,
             retired_at_mark: 0,
@@ -253,6 +283,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// As [`ReceiverFlowControl::on_data`] (stream) and
     /// [`ReceiverFlowControl::consume`] (connection); nothing changes then.
     pub fn on_data(&mut self, s: &mut StreamReceiver, end: u64, fin: bool) -> Res<u64> {
+        self.check_owner(s)?;
         let new = s.fc.check_data(end, fin)?;
         self.conn.check_consume(new)?;
         let before = s.fc.credit();
@@ -277,6 +308,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// # Errors
     /// As [`ConnectionFlow::on_data`] with `fin`.
     pub fn reset_received(&mut self, s: &mut StreamReceiver, final_size: u64) -> Res<u64> {
+        self.check_owner(s)?;
         let was_discarding = std::mem::replace(&mut s.discarding, true);
         let result = self.on_data(s, final_size, true);
         if result.is_err() {
@@ -291,6 +323,7 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// # Errors
     /// [`Error::RetiredBeyondReceived`] if `offset` passes the data received.
     pub fn retire_to(&mut self, s: &mut StreamReceiver, offset: u64) -> Res<u64> {
+        self.check_owner(s)?;
         let before = s.fc.credit();
         let first_since_pass = s.fc.retired() == s.retired_at_mark;
         let n = s.fc.retire_to(offset)?;
@@ -306,6 +339,9 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// The application stopped reading `s` (STOP_SENDING): data held or still
     /// arriving is released, until the stack closes it at its final size.
     pub fn stop_reading(&mut self, s: &mut StreamReceiver) {
+        if self.check_owner(s).is_err() {
+            return;
+        }
         s.discarding = true;
         let all = s.fc.consumed();
         // Cannot fail: `all` is what the stream received.
@@ -316,6 +352,9 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// leaves the budget. Close only at the final size (until then
     /// [`ConnectionFlow::stop_reading`]), or later bytes go uncounted.
     pub fn close_stream(&mut self, s: StreamReceiver) {
+        if self.check_owner(&s).is_err() {
+            return;
+        }
         self.ledger.close(s.fc.credit(), s.initial);
         // Cannot fail: these bytes were consumed at the connection.
         let _ = self.conn.add_retired(s.fc.unretired());
@@ -324,6 +363,9 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// STREAM_DATA_BLOCKED on `s` at `limit`; returns whether it was recorded
     /// (see [`ReceiverFlowControl::blocked_received`]).
     pub fn stream_blocked_received(&mut self, s: &mut StreamReceiver, limit: u64) -> bool {
+        if self.check_owner(s).is_err() {
+            return false;
+        }
         let honoured = s.fc.blocked_received(limit);
         // Borne out at a limit its share set: stale if the others stopped.
         self.pass.share_blocked |=
@@ -355,6 +397,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         now: Instant,
         rtt: Option<Rtt>,
     ) -> Result<u64, Hold> {
+        if self.check_owner(s).is_err() {
+            return Err(Hold::NotDue);
+        }
         self.arm_timer(now, rtt);
         if !s.fc.update_due() {
             return Err(Hold::NotDue);
@@ -441,6 +486,9 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// The application set `s`'s window (e.g. neqo's `set_stream_max_data`),
     /// up or down, at most `max_stream_window`; returns the window in force.
     pub fn set_stream_window(&mut self, s: &mut StreamReceiver, window: u64) -> u64 {
+        if self.check_owner(s).is_err() {
+            return s.fc.window();
+        }
         let window = window.clamp(1, self.config.max_stream_window);
         let change = s.fc.set_window(window, ChangeReason::Application);
         self.push_change(change);
@@ -459,9 +507,15 @@ impl<T: Tuner> ConnectionFlow<T> {
         self.conn.window()
     }
 
-    /// True when a MAX_DATA is due.
+    /// True when a MAX_DATA is due, counting the raise to the floors that
+    /// [`ConnectionFlow::connection_update`] applies first: it then returns
+    /// a limit exactly when this is true.
     pub fn connection_update_due(&self) -> bool {
-        self.conn.update_due()
+        if self.config.budget.is_some() {
+            self.conn.update_due_if_raised_to(self.cover_window())
+        } else {
+            self.conn.update_due()
+        }
     }
 
     /// The MAX_DATA limit to write now, if one is due (after a tuning step).

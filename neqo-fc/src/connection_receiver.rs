@@ -16,6 +16,10 @@ use crate::{
 /// [`ConnectionReceiver::max_streams`]).
 pub const MAX_OWNED_STREAMS: u64 = 1 << 16;
 
+/// The need of a stream held by policy: no growth room meets it (it waits
+/// until it changes or a pass runs), even the unbounded room without a budget.
+const BY_POLICY: u64 = u64::MAX;
+
 /// Closed streams whose final size is kept to detect FINAL_SIZE_ERROR.
 const REMEMBERED_FINAL_SIZES: usize = 1024;
 
@@ -84,7 +88,7 @@ struct Entry {
 /// Per packet: feed it the frames received, call
 /// [`ConnectionReceiver::next_update`] while building a packet, and arm a timer
 /// for [`ConnectionReceiver::next_timeout`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ConnectionReceiver<T = ExcessTuner> {
     flow: ConnectionFlow<T>,
     role: Role,
@@ -452,7 +456,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
     fn wake_held(&mut self) {
         let room = self.flow.room();
         while let Some(&(need, id)) = self.held.first() {
-            if need > room {
+            if need > room || need == BY_POLICY {
                 break;
             }
             self.held.pop_first();
@@ -471,7 +475,7 @@ impl<T: Tuner> ConnectionReceiver<T> {
             || self
                 .held
                 .first()
-                .is_some_and(|&(need, _)| need <= self.flow.room())
+                .is_some_and(|&(need, _)| need != BY_POLICY && need <= self.flow.room())
             || self.flow.connection_update_due()
             || self.remote.iter().any(RemoteStreamLimit::update_due)
     }
@@ -497,12 +501,13 @@ impl<T: Tuner> ConnectionReceiver<T> {
                 }
                 Err(Hold::NotDue) => e.queue = Queue::Idle,
                 Err(Hold::Room(need)) => {
+                    let need = need.min(BY_POLICY - 1);
                     e.queue = Queue::Held(need);
                     self.held.insert((need, id));
                 }
                 Err(Hold::Policy) => {
-                    e.queue = Queue::Held(u64::MAX);
-                    self.held.insert((u64::MAX, id));
+                    e.queue = Queue::Held(BY_POLICY);
+                    self.held.insert((BY_POLICY, id));
                 }
             }
         }

@@ -53,6 +53,10 @@ pub enum Error {
         /// What has been received so far.
         received: u64,
     },
+    /// The stack passed a [`crate::StreamReceiver`] to a
+    /// [`crate::ConnectionFlow`] that did not open it (a local bug); the call
+    /// changed nothing. INTERNAL_ERROR (0x01).
+    ForeignStream(StreamId),
 }
 
 impl Error {
@@ -65,7 +69,9 @@ impl Error {
             Self::ValueTooLarge(_) => 0x07,
             Self::StreamLimit { .. } => 0x04,
             Self::StreamState(_) => 0x05,
-            Self::RetiredBeyondReceived { .. } | Self::InitialLimitAboveMax { .. } => 0x01,
+            Self::RetiredBeyondReceived { .. }
+            | Self::InitialLimitAboveMax { .. }
+            | Self::ForeignStream(_) => 0x01,
         }
     }
 }
@@ -96,6 +102,10 @@ impl fmt::Display for Error {
             Self::RetiredBeyondReceived { retired, received } => write!(
                 f,
                 "INTERNAL_ERROR: retiring {retired} but only {received} received"
+            ),
+            Self::ForeignStream(id) => write!(
+                f,
+                "INTERNAL_ERROR: {id} was opened by another ConnectionFlow"
             ),
         }
     }

@@ -45,9 +45,10 @@ impl Budget {
 }
 
 /// The stream credit given over open streams, as the budget counts it:
-/// `promised = Σ initial limit`, `committed = Σ credit`,
-/// `beyond_initial = Σ max(0, credit − initial limit)`. Exact while each stream
-/// is this connection's and closed once; else wrong, never a panic.
+/// `promised = Σ promise`, `committed = Σ credit`,
+/// `beyond_initial = Σ max(0, credit − promise)`, where a stream's promise is
+/// `max(initial limit, initial_stream_window)`. Exact while each stream is
+/// closed once (a clone closed twice makes it wrong, never a panic).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ledger {
     pub(crate) open: u64,
@@ -209,7 +210,11 @@ impl<T: Tuner> ConnectionFlow<T> {
         let mut room = self.room();
         let stream_cap = self.config.max_stream_window;
         let changes = &mut self.changes;
+        let token = self.token;
         for_each(&mut |e: &mut StreamReceiver| {
+            if e.owner != token {
+                return;
+            }
             let used = e.fc.retired() - e.retired_at_mark;
             e.retired_at_mark = e.fc.retired();
             // Window-limited: read ≥ window / 4 per RTT, little left unread.
@@ -254,6 +259,9 @@ impl<T: Tuner> ConnectionFlow<T> {
         });
         let mut largest = 0;
         for_each(&mut |e: &mut StreamReceiver| {
+            if e.owner != token {
+                return;
+            }
             if let Some(share) = share
                 && e.busy
                 && e.fc.window() < share
@@ -301,15 +309,22 @@ impl<T: Tuner> ConnectionFlow<T> {
     /// cannot use up the others' connection credit.
     pub(super) fn cover_stream(&mut self, stream_window: u64, now: Option<Instant>) {
         self.largest_window = self.largest_window.max(stream_window);
-        let mut floor = self.config.connection_floor.of_ceil(self.largest_window);
-        if self.config.budget.is_some() {
-            floor = floor.max(self.credit_floor());
-        }
+        let floor = self.cover_window();
         let change = self
             .conn
             .raise_window_at(floor, ChangeReason::ConnectionFloor, now);
         self.push_change(change);
         self.set_parked_mark();
+    }
+
+    /// The least connection window [`Self::cover_stream`] keeps.
+    pub(super) fn cover_window(&self) -> u64 {
+        let floor = self.config.connection_floor.of_ceil(self.largest_window);
+        if self.config.budget.is_some() {
+            floor.max(self.credit_floor())
+        } else {
+            floor
+        }
     }
 
     /// The connection window that backs the stream credit given: the bytes

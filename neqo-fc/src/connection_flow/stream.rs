@@ -7,13 +7,17 @@ use crate::{ReceiverFlowControl, Rtt, StreamId};
 /// A stream's receive-side flow control under a [`super::ConnectionFlow`].
 ///
 /// Made by [`super::ConnectionFlow::open_stream`]; every change that moves
-/// credit must go through that `ConnectionFlow` (another one's books would go
-/// wrong, though nothing panics). The stack owns the value and may read it
-/// freely.
+/// credit goes through that `ConnectionFlow`: another one refuses it
+/// ([`crate::Error::ForeignStream`], or `None` / `false` / no change where a
+/// call returns no `Result`) and its books stay right. The stack owns the
+/// value and may read it freely.
 #[derive(Clone, Debug)]
 pub struct StreamReceiver {
     pub(super) fc: ReceiverFlowControl<StreamId>,
-    /// The limit the transport parameters promised.
+    /// The [`super::ConnectionFlow`] that opened it (its token).
+    pub(super) owner: u64,
+    /// Credit the budget promises it without growth room: the larger of its
+    /// initial limit and `initial_stream_window`.
     pub(super) initial: u64,
     /// The window the stream started with; reclaim returns it here.
     pub(super) seed: u64,

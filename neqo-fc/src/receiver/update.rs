@@ -28,23 +28,40 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
     /// answer would spend one on a sliver of credit. A tuner that
     /// [answers at once](Tuner::answers_blocked_at_once) keeps it.
     pub fn update_due(&self) -> bool {
+        self.due_with_window(self.max_active)
+    }
+
+    /// Whether [`ReceiverFlowControl::update_due`] would be true with the
+    /// window raised to at least `window` (what a floor about to be applied
+    /// does), without raising it.
+    pub(crate) fn update_due_if_raised_to(&self, window: u64) -> bool {
+        self.due_with_window(window.min(MAX_VARINT).max(self.max_active))
+    }
+
+    fn due_with_window(&self, window: u64) -> bool {
         if self.final_size.is_some() {
             return false;
         }
         if self.resend_pending {
             return true;
         }
-        self.blocked() && !self.held_back && self.extension_reaches(self.blocked_step())
-            || self.threshold_reached()
+        let threshold = self.update_fraction.of(window).max(1);
+        let blocked_step = if self.blocked_at_once {
+            1
+        } else {
+            (threshold / 8).max(1)
+        };
+        self.blocked() && !self.held_back && self.extension_reaches(window, blocked_step)
+            || self.extension_reaches(window, threshold)
     }
 
-    /// The limit can grow, and `retired + window` passes it by ≥ `step`,
-    /// measured before the 2^62 − 1 cap (else a window near it would never
-    /// make an update due).
-    fn extension_reaches(&self, step: u64) -> bool {
+    /// With `window`, the limit can grow, and `retired + window` passes it by
+    /// ≥ `step`, measured before the 2^62 − 1 cap (else a window near it would
+    /// never make an update due).
+    fn extension_reaches(&self, window: u64, step: u64) -> bool {
         // retired < 2^62 and the window ≤ 2^62 − 1: no overflow.
-        let uncapped = self.retired.saturating_add(self.max_active);
-        self.target() > self.max_allowed && uncapped - self.max_allowed >= step
+        let uncapped = self.retired.saturating_add(window);
+        uncapped.min(MAX_VARINT) > self.max_allowed && uncapped - self.max_allowed >= step
     }
 
     /// After a retirement: marks where an update became due, if one did.
@@ -61,19 +78,9 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             .is_some_and(|at| self.blocked_at_once || self.consumed >= at)
     }
 
-    /// The least extension worth answering a *_BLOCKED with, so small reads
-    /// against a blocked sender do not each make a MAX_* / *_BLOCKED pair.
-    fn blocked_step(&self) -> u64 {
-        if self.blocked_at_once {
-            1
-        } else {
-            (self.threshold / 8).max(1)
-        }
-    }
-
     /// `retired + window − limit ≥ update_fraction × window` (≥ 1).
     pub(crate) fn threshold_reached(&self) -> bool {
-        self.extension_reaches(self.threshold)
+        self.extension_reaches(self.max_active, self.threshold)
     }
 
     /// Call when writing a MAX_DATA / MAX_STREAM_DATA: runs a tuning step,

@@ -362,7 +362,8 @@ fn run_ops(role: Role, config: Config, ops: &[Op]) -> Result<(), TestCaseError> 
                                 prop_assert_eq!(id.initiator(), role);
                             }
                             Error::RetiredBeyondReceived { .. }
-                            | Error::InitialLimitAboveMax { .. } => {
+                            | Error::InitialLimitAboveMax { .. }
+                            | Error::ForeignStream(_) => {
                                 prop_assert!(false, "on_data returned {:?}", e);
                             }
                         }

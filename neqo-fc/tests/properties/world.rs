@@ -349,7 +349,8 @@ impl World {
             Error::RetiredBeyondReceived { .. }
             | Error::InitialLimitAboveMax { .. }
             | Error::StreamLimit { .. }
-            | Error::StreamState(_) => {
+            | Error::StreamState(_)
+            | Error::ForeignStream(_) => {
                 panic!("not a data error: {e:?}")
             }
         }
