@@ -468,8 +468,9 @@ impl<T: Tuner> ConnectionReceiver<T> {
         }
     }
 
-    /// Whether [`ConnectionReceiver::next_update`] may return a frame (false:
-    /// it would not).
+    /// Whether [`ConnectionReceiver::next_update`] may return a frame. False:
+    /// it would not. True: it returns one, or `None` once (a stream the
+    /// budget holds at the caller's clock), after which this is false.
     pub fn update_pending(&self) -> bool {
         self.due_count > 0
             || self

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common::{at, base};
 use neqo_fc::{
     Budget, Config, ConnectionFlow, ConnectionReceiver, Direction, Error, Role, Rtt, StreamId,
-    StreamReceiver, UpdateFrame,
+    StreamReceiver,
 };
 
 const KIB: u64 = 1 << 10;

@@ -1,8 +1,12 @@
 //! Liveness under a slow or late stack (issue #30): whatever delay the
 //! stack puts between an update becoming due and writing it, however late
 //! it fires the rebalancing timer, a stream whose application keeps
-//! reading is never starved for good, no timer is left in the past, and
-//! `update_pending()` never stays true for a frame that will not come.
+//! reading is never starved for good (a stream opened with limit 0 and any
+//! budget included), no timer is left in the past, and after every step
+//! `update_pending()` agrees with the next build: false, it writes nothing;
+//! true, it writes a frame or leaves `update_pending()` false (no spin).
+//! `connection_update_due()` agrees with `connection_update()` exactly
+//! (issue #45).
 
 mod common;
 
@@ -10,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use common::{at, base, rtt_ms};
 use neqo_fc::{
-    ChangeReason, Config, Connection, ConnectionFlow, ConnectionReceiver, Direction, Fraction,
-    MAX_VARINT, ReceiverFlowControl, Role, Rtt, StreamId, StreamReceiver, Subject, UpdateFrame,
+    Budget, ChangeReason, Config, Connection, ConnectionFlow, ConnectionReceiver, Direction,
+    Fraction, MAX_VARINT, ReceiverFlowControl, Role, Rtt, StreamId, StreamReceiver, Subject,
+    UpdateFrame,
 };
 use proptest::prelude::*;
 
@@ -319,15 +324,57 @@ enum Stack {
 }
 
 impl Stack {
-    fn new(config: neqo_fc::ValidConfig, streams: usize, owner: bool) -> Self {
+    /// `zero`: where the stack owns its streams, stream 0 opens with limit 0.
+    fn new(config: neqo_fc::ValidConfig, streams: usize, owner: bool, zero: bool) -> Self {
         if owner {
             return Self::Owner(Box::new(ConnectionReceiver::new(Role::Server, config)));
         }
         let mut flow = ConnectionFlow::new(config);
         let streams = (0..streams)
-            .map(|s| flow.open_stream(uni(s as u64)).unwrap())
+            .map(|s| {
+                let limit = if zero && s == 0 {
+                    0
+                } else {
+                    config.initial_stream_window
+                };
+                flow.open_stream_with_limit(uni(s as u64), limit).unwrap()
+            })
             .collect();
         Self::Flow(Box::new(flow), streams)
+    }
+
+    /// What the stack is told is pending agrees with what a build now would
+    /// write (tried on a snapshot): nothing when not pending; when pending, a
+    /// frame, or nothing and then no longer pending.
+    fn pending_agrees(&self, now: Instant, rtt: Option<Rtt>) -> Result<(), TestCaseError> {
+        match self {
+            Self::Owner(rx) => {
+                let pending = rx.update_pending();
+                let mut probe = rx.clone();
+                let frame = probe.next_update(now, rtt);
+                prop_assert!(
+                    pending || frame.is_none(),
+                    "update_pending() false but next_update() {:?}",
+                    frame
+                );
+                prop_assert!(
+                    frame.is_some() || !probe.update_pending(),
+                    "update_pending() still true after next_update() returned None"
+                );
+            }
+            Self::Flow(flow, _) => {
+                let due = flow.connection_update_due();
+                let limit = flow.clone().connection_update(now, rtt);
+                prop_assert_eq!(
+                    due,
+                    limit.is_some(),
+                    "connection_update_due() {} but connection_update() {:?}",
+                    due,
+                    limit
+                );
+            }
+        }
+        Ok(())
     }
 
     fn on_data(&mut self, s: usize, end: u64) -> neqo_fc::Res<u64> {
@@ -476,12 +523,16 @@ struct Model {
 }
 
 impl Model {
-    fn new(config: Config, streams: usize, rtt_ms: u64, owner: bool) -> Self {
+    fn new(config: Config, streams: usize, rtt_ms: u64, owner: bool, zero: bool) -> Self {
         let config = config.validate().unwrap();
+        let mut stream_credit = vec![config.initial_stream_window; streams];
+        if zero && !owner {
+            stream_credit[0] = 0;
+        }
         Self {
-            stream_credit: vec![config.initial_stream_window; streams],
+            stream_credit,
             conn_credit: config.initial_connection_window,
-            rx: Stack::new(config, streams, owner),
+            rx: Stack::new(config, streams, owner, zero),
             sent: vec![0; streams],
             conn_sent: 0,
             in_flight: Vec::new(),
@@ -582,7 +633,7 @@ impl Model {
             }
             Step::Lost(k, lost) => self.deliver(usize::from(k), lost),
         }
-        Ok(())
+        self.rx.pending_agrees(self.now, self.rtt)
     }
 
     /// From now on the stack keeps a steady pace: every round trip the
@@ -644,22 +695,27 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     /// Arbitrary delays, losses, timers and *_BLOCKED, then a prompt
-    /// stack: every stream keeps moving, whichever shape embeds the crate.
+    /// stack: every stream keeps moving, whichever shape embeds the crate,
+    /// under no budget, the default one or one with little or no growth
+    /// room, and a stream opened with limit 0 too.
     #[test]
     fn a_reading_stream_is_never_starved_for_good(
         owner in any::<bool>(),
         streams in 1usize..13,
         rtt in 1u64..200,
-        budget in any::<bool>(),
+        budget in 0u8..3,
+        ceiling in 0u64..(2 << 20),
+        zero in any::<bool>(),
         lag in 0u32..4,
         steps in proptest::collection::vec(step(), 0..100),
     ) {
-        let config = if budget {
-            Config::default()
-        } else {
-            Config { budget: None, ..Config::default() }
+        let budget = match budget {
+            0 => None,
+            1 => Some(Budget::default()),
+            _ => Some(Budget { ceiling, ..Budget::default() }),
         };
-        let mut m = Model::new(config, streams, rtt, owner);
+        let config = Config { budget, ..Config::default() };
+        let mut m = Model::new(config, streams, rtt, owner, zero);
         for s in &steps {
             m.run(s)?;
         }
