@@ -1,7 +1,9 @@
 //! The README's `headline` block: on the mission path, what each stack
 //! ships against the same stack with neqo-fc and with unlimited windows —
-//! real neqo and real quinn (means over their RTT sweeps, from the
-//! committed integration results) and the simulator's 50 ms run.
+//! real neqo (the scoreboard's runs), real quinn (the committed matrix)
+//! and the simulator's 50 ms run. One table per stack, each over one RTT
+//! set that its first heading names; the runs behind every mean, per RTT,
+//! in a collapsed section below.
 
 use super::{real_quinn, real_scoreboard, runs::Runs};
 use fc_lab::{
@@ -10,84 +12,355 @@ use fc_lab::{
     table::{Align, Table},
 };
 
-use crate::calibrate::RECORDED_PATH;
-
-/// A cell: mean goodput and the largest peak stream window over BDP.
-fn cell(goodput_bps: f64, window: &str) -> String {
-    format!("{:.1} Mbit/s · {window}", goodput_bps / 1e6)
+/// One run: its RTT, its goodput and its peak stream window over the BDP.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// Round-trip time, ms.
+    pub rtt_ms: u64,
+    /// Goodput, bit/s.
+    pub goodput_bps: f64,
+    /// The receiver's peak stream window over the path's BDP, infinite when
+    /// unlimited.
+    pub window_bdp: f64,
 }
 
-/// Real neqo's mission runs of `variant`.
-fn neqo(runs: &Runs, variant: &str) -> Result<String, LabError> {
-    super::calibration::real_neqo_cell(runs, "mission", false, variant)
-        .ok_or_else(|| LabError::Simulator(format!("{RECORDED_PATH}: no mission run of {variant}")))
+impl Point {
+    /// An RTT in seconds as whole milliseconds.
+    #[must_use]
+    pub fn ms(rtt_s: f64) -> u64 {
+        (rtt_s * 1000.0).round() as u64
+    }
 }
 
-fn quinn(variant: &str) -> Result<String, LabError> {
-    let (mean, window) = real_quinn::mission_mean(variant)?;
-    Ok(cell(mean, &window))
+/// A variant: its label in the stack's table, its column heading in the
+/// per-RTT table, and its runs in RTT order.
+struct Row {
+    label: &'static str,
+    short: &'static str,
+    points: Vec<Point>,
+}
+
+impl Row {
+    fn mean_mbps(&self) -> f64 {
+        self.points.iter().map(|p| p.goodput_bps).sum::<f64>() / self.points.len() as f64 / 1e6
+    }
+
+    fn largest_window(&self) -> f64 {
+        self.points
+            .iter()
+            .map(|p| p.window_bdp)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+}
+
+/// A stack's table: its name, its variants (every one over the same RTTs).
+struct Stack {
+    name: String,
+    rows: Vec<Row>,
+}
+
+impl Stack {
+    /// The RTTs every row ran at.
+    ///
+    /// # Errors
+    /// When the rows ran at different RTTs, or one twice at the same RTT:
+    /// a table's means are over one RTT set.
+    fn rtts(&self) -> Result<Vec<u64>, LabError> {
+        let rtts_of = |row: &Row| row.points.iter().map(|p| p.rtt_ms).collect::<Vec<u64>>();
+        let Some(first) = self.rows.first() else {
+            return Err(LabError::Simulator(format!("{}: no rows", self.name)));
+        };
+        let rtts = rtts_of(first);
+        if rtts.is_empty() || rtts.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(LabError::Simulator(format!(
+                "{}, {}: RTTs {rtts:?} are not one run each",
+                self.name, first.label
+            )));
+        }
+        for row in &self.rows[1..] {
+            if rtts_of(row) != rtts {
+                return Err(LabError::Simulator(format!(
+                    "{}: {} ran at {:?} ms, {} at {rtts:?} ms; a table's means are over one RTT set",
+                    self.name,
+                    row.label,
+                    rtts_of(row),
+                    first.label
+                )));
+            }
+        }
+        Ok(rtts)
+    }
+
+    /// The stack's table: mean goodput and largest peak stream window.
+    fn summary(&self) -> Result<String, LabError> {
+        let rtts = self.rtts()?;
+        let name = format!("{}, {}", self.name, rtt_set(&rtts));
+        let (goodput, window) = if rtts.len() == 1 {
+            ("goodput, Mbit/s", "peak stream window, BDP")
+        } else {
+            ("mean goodput, Mbit/s", "largest peak stream window, BDP")
+        };
+        let mut t = Table::new(&[
+            (name.as_str(), Align::Left),
+            (goodput, Align::Right),
+            (window, Align::Right),
+        ]);
+        for row in &self.rows {
+            t.push(vec![
+                row.label.to_owned(),
+                format!("{:.1}", row.mean_mbps()),
+                format::ratio(row.largest_window()),
+            ]);
+        }
+        Ok(t.markdown())
+    }
+
+    /// The runs behind the stack's table, one line per RTT.
+    fn per_rtt(&self) -> Result<String, LabError> {
+        let rtts = self.rtts()?;
+        let mut headings = vec![("RTT, ms", Align::Right)];
+        headings.extend(self.rows.iter().map(|r| (r.short, Align::Right)));
+        let mut t = Table::new(&headings);
+        for (k, rtt) in rtts.iter().enumerate() {
+            let mut line = vec![rtt.to_string()];
+            for row in &self.rows {
+                let p = row.points[k];
+                let window = if p.window_bdp.is_infinite() {
+                    "∞".to_owned()
+                } else {
+                    format!("{} BDP", format::ratio(p.window_bdp))
+                };
+                line.push(format!("{:.1} Mbit/s, {window}", p.goodput_bps / 1e6));
+            }
+            t.push(line);
+        }
+        Ok(format!(
+            "{}, {}:\n\n{}",
+            self.name,
+            rtt_set(&rtts),
+            t.markdown()
+        ))
+    }
+}
+
+/// An RTT set as a table names it: `50 ms`, `21 RTTs, 20–100 ms every
+/// 4 ms`, `7 RTTs: 20, 30, 40, 50, 60, 80, 100 ms`.
+fn rtt_set(rtts: &[u64]) -> String {
+    match rtts {
+        [one] => format!("{one} ms"),
+        [a, b, .., z] if rtts.len() > 3 && rtts.windows(2).all(|w| w[1] - w[0] == b - a) => {
+            format!("{} RTTs, {a}–{z} ms every {} ms", rtts.len(), b - a)
+        }
+        _ => {
+            let list: Vec<String> = rtts.iter().map(u64::to_string).collect();
+            format!("{} RTTs: {} ms", rtts.len(), list.join(", "))
+        }
+    }
+}
+
+/// Real neqo and real quinn, from their committed results.
+fn real_stacks() -> Result<Vec<Stack>, LabError> {
+    let neqo = |variant: &str| real_scoreboard::points("mission", "1x1GiB", variant);
+    let quinn = real_quinn::mission_points;
+    Ok(vec![
+        Stack {
+            name: format!("neqo {}", real_scoreboard::neqo_commit()?),
+            rows: vec![
+                Row {
+                    label: "as shipped",
+                    short: "as shipped",
+                    points: neqo("neqo-main")?,
+                },
+                Row {
+                    label: "+ its pacing fix (ACK-only packets spend no pacing credit)",
+                    short: "+ pacing fix",
+                    points: neqo("neqo-main+pacing")?,
+                },
+                Row {
+                    label: "+ the [upstream series](integrations/neqo/README.md#the-upstream-series): \
+                            the pacing fix and neqo-fc's tuning step, 4 patches",
+                    short: "+ upstream series",
+                    points: neqo("upstream-4")?,
+                },
+                Row {
+                    label: "with neqo-fc as its flow control, + the pacing fix",
+                    short: "with neqo-fc",
+                    points: neqo("neqo-fc+pacing")?,
+                },
+                Row {
+                    label: "unlimited windows",
+                    short: "unlimited",
+                    points: neqo("unlimited")?,
+                },
+            ],
+        },
+        Stack {
+            name: format!("quinn-proto {}", real_quinn::version()?),
+            rows: vec![
+                Row {
+                    label: "as shipped",
+                    short: "as shipped",
+                    points: quinn("quinn-default")?,
+                },
+                Row {
+                    label: "with neqo-fc as its flow control",
+                    short: "with neqo-fc",
+                    points: quinn("neqo-fc")?,
+                },
+                Row {
+                    label: "unlimited windows",
+                    short: "unlimited",
+                    points: quinn("unlimited")?,
+                },
+            ],
+        },
+    ])
+}
+
+/// The simulator's 50 ms runs.
+fn simulator(runs: &Runs) -> Result<Stack, LabError> {
+    let point = |name: &str| -> Result<Vec<Point>, LabError> {
+        let r = runs.named(name)?;
+        Ok(vec![Point {
+            rtt_ms: Point::ms(r.rtt_s),
+            goodput_bps: r.goodput_bps,
+            window_bdp: r.window_bdp(),
+        }])
+    };
+    Ok(Stack {
+        name: "our simulator".to_owned(),
+        rows: vec![
+            Row {
+                label: "with neqo-fc (`default` tuner)",
+                short: "with neqo-fc",
+                points: point("gbit-50ms/1GiB/default")?,
+            },
+            Row {
+                label: "unlimited windows",
+                short: "unlimited",
+                points: point("gbit-50ms/1GiB/unlimited")?,
+            },
+        ],
+    })
+}
+
+/// The block's text for `stacks`.
+fn render(stacks: &[Stack]) -> Result<String, LabError> {
+    let mut text = String::new();
+    for s in stacks {
+        text += &s.summary()?;
+        text += "\n";
+    }
+    text += &format!(
+        "Mission path: 1 Gbit/s, a tail-drop queue of one BDP, 1 GiB on one stream. Window: \
+         the receiver's largest stream window in any run of the table, over the path's \
+         bandwidth-delay product (∞: unlimited). Variants: \
+         [neqo](integrations/neqo/README.md#variants), \
+         [quinn](integrations/quinn/README.md#variants). Sources: `{}`, `{}`, `fc-lab run \
+         --profile gbit-50ms --size 1GiB`.\n\n<details><summary>Per RTT: the runs behind each \
+         mean</summary>\n\n",
+        real_scoreboard::PATH,
+        real_quinn::MATRIX_PATH,
+    );
+    for s in stacks
+        .iter()
+        .filter(|s| s.rows.iter().any(|r| r.points.len() > 1))
+    {
+        text += &s.per_rtt()?;
+        text += "\n";
+    }
+    text += "</details>\n";
+    Ok(text)
 }
 
 /// The block's text.
 ///
 /// # Errors
-/// [`LabError::Simulator`] when a run or a committed result is missing.
+/// [`LabError::Simulator`] when a run or a committed result is missing, or
+/// when the rows of a table ran at different RTTs.
 pub fn headline(runs: &Runs) -> Result<String, LabError> {
-    let mut t = Table::new(&[
-        ("stack (mission path)", Align::Left),
-        ("as shipped", Align::Right),
-        ("with neqo-fc", Align::Right),
-        ("unlimited windows", Align::Right),
-    ]);
-    t.push(vec![
-        "neqo 80ca01e, mean over 20–100 ms".into(),
-        neqo(runs, "neqo-main")?,
-        neqo(runs, "neqo-fc+pacing")?,
-        neqo(runs, "unlimited")?,
-    ]);
-    t.push(vec![
-        "neqo 80ca01e + its pacing fix".into(),
-        neqo(runs, "neqo-main+pacing")?,
-        neqo(runs, "neqo-fc+pacing")?,
-        "–".into(),
-    ]);
-    let scoreboard = |variant: &str| -> Result<String, LabError> {
-        let (g, bdp) = real_scoreboard::row_mean("mission 1x1GiB", variant)?;
-        let window = bdp.map_or_else(|| "∞".to_owned(), |b| format!("≤ {b:.2}"));
-        Ok(cell(g * 1e6, &window))
-    };
-    t.push(vec![
-        "neqo 80ca01e + the upstream series (4 patches), 21 RTTs".into(),
-        scoreboard("neqo-main")?,
-        scoreboard("upstream-4")?,
-        scoreboard("unlimited")?,
-    ]);
-    t.push(vec![
-        "quinn-proto 0.11.19, mean over 20–100 ms".into(),
-        quinn("quinn-default")?,
-        quinn("neqo-fc")?,
-        quinn("unlimited")?,
-    ]);
-    let d = runs.named("gbit-50ms/1GiB/default")?;
-    let u = runs.named("gbit-50ms/1GiB/unlimited")?;
-    t.push(vec![
-        "our simulator, 50 ms".into(),
-        "–".into(),
-        cell(
-            d.goodput_bps,
-            &format!("≤ {}", format::ratio(d.window_bdp())),
-        ),
-        cell(u.goodput_bps, "∞"),
-    ]);
-    Ok(format!(
-        "{}\nMission path: 1 Gbit/s, tail-drop queue of one BDP, 1 GiB on one stream. Each cell: \
-         goodput · the largest peak stream window in BDPs. neqo's \"with neqo-fc\" column \
-         includes the pacing fix (ACK-only packets spend no pacing credit), which neqo-fc's \
-         updates need there; the upstream series (`integrations/neqo/patches/upstream/`) \
-         keeps neqo's flow control and takes only its tuning step from neqo-fc, pacing fix \
-         included, means over 21 RTTs (20–100 ms). Sources: `{RECORDED_PATH}`, \
-         `integrations/neqo/results/scoreboard.json`, `integrations/quinn/results/matrix.json`, and `fc-lab run --profile gbit-50ms --size \
-         1GiB`.\n",
-        t.markdown()
-    ))
+    let mut stacks = real_stacks()?;
+    stacks.push(simulator(runs)?);
+    render(&stacks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rtt_sets_are_named_whole() {
+        assert_eq!(rtt_set(&[50]), "50 ms");
+        assert_eq!(
+            rtt_set(&(0..21).map(|k| 20 + 4 * k).collect::<Vec<u64>>()),
+            "21 RTTs, 20–100 ms every 4 ms"
+        );
+        assert_eq!(
+            rtt_set(&[20, 30, 40, 50, 60, 80, 100]),
+            "7 RTTs: 20, 30, 40, 50, 60, 80, 100 ms"
+        );
+    }
+
+    #[test]
+    fn a_table_refuses_rows_over_different_rtts() {
+        let p = |rtt_ms| Point {
+            rtt_ms,
+            goodput_bps: 1e9,
+            window_bdp: 1.0,
+        };
+        let stack = Stack {
+            name: "x".to_owned(),
+            rows: vec![
+                Row {
+                    label: "a",
+                    short: "a",
+                    points: vec![p(20), p(30)],
+                },
+                Row {
+                    label: "b",
+                    short: "b",
+                    points: vec![p(20), p(40)],
+                },
+            ],
+        };
+        assert!(stack.summary().is_err());
+    }
+
+    /// Each real stack's table names its one RTT set and its units, holds
+    /// no cell that needs a legend, and its per-RTT table has a line per
+    /// RTT of that set.
+    #[test]
+    fn each_real_table_names_its_rtts_and_units() {
+        let stacks = real_stacks().unwrap();
+        let text = render(&stacks).unwrap();
+        for s in &stacks {
+            let rtts = s.rtts().unwrap();
+            let set = rtt_set(&rtts);
+            let header = format!(
+                "| {}, {set} | mean goodput, Mbit/s | largest peak stream window, BDP |",
+                s.name
+            );
+            assert!(text.contains(&header), "no {header:?} in\n{text}");
+            let per_rtt = s.per_rtt().unwrap();
+            assert_eq!(
+                per_rtt
+                    .lines()
+                    .filter(|l| l.starts_with("| ") && !l.starts_with("| RTT"))
+                    .count(),
+                rtts.len(),
+                "{per_rtt}"
+            );
+        }
+        assert!(text.contains("21 RTTs, 20–100 ms every 4 ms"), "{text}");
+        assert!(
+            text.contains("7 RTTs: 20, 30, 40, 50, 60, 80, 100 ms"),
+            "{text}"
+        );
+        // One number per cell: no "goodput · window" cells.
+        assert!(!text.contains(" · "), "{text}");
+        assert!(
+            text.contains("<details>") && text.ends_with("</details>\n"),
+            "{text}"
+        );
+    }
 }

@@ -9,7 +9,8 @@
 //! - [`blocks`]: the text of each block;
 //! - [`calibration`]: the simulator beside real neqo, three blocks;
 //! - [`real_short`]: the short transfers in real neqo, one block;
-//! - [`headline`]: the README's first table, one block;
+//! - [`headline`]: the README's first tables (one per RTT set, the
+//!   runs per RTT below them), one block;
 //! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
 //! - [`real_scoreboard`]: real neqo's scoreboard (the upstream series
 //!   against neqo main and Firefox's window), one block;

@@ -5,12 +5,13 @@
 
 use serde_json::Value;
 
+use super::headline::Point;
 use fc_lab::{
     error::LabError,
     table::{Align, Table},
 };
 
-const MATRIX_PATH: &str = "integrations/quinn/results/matrix.json";
+pub(super) const MATRIX_PATH: &str = "integrations/quinn/results/matrix.json";
 const MATRIX: &str = include_str!("../../../integrations/quinn/results/matrix.json");
 const SHORT_PATH: &str = "integrations/quinn/results/short.json";
 const SHORT: &str = include_str!("../../../integrations/quinn/results/short.json");
@@ -105,39 +106,62 @@ fn cell(runs: &[&Value], conn: bool) -> String {
     s
 }
 
-/// Mean goodput (bit/s) over the completed bulk runs of `variant` on the
-/// mission path, and the largest peak stream window in BDPs ("∞" when
-/// unlimited), from the committed matrix.
+/// The bulk runs of `variant` on the mission path, one point per RTT in
+/// RTT order, from the committed matrix.
 ///
 /// # Errors
-/// [`LabError::Simulator`] when the results do not parse or hold no such run.
-pub fn mission_mean(variant: &str) -> Result<(f64, String), LabError> {
+/// [`LabError::Simulator`] when the results do not parse, hold no such run
+/// or a run that did not complete (the headline's means are over every RTT).
+pub(super) fn mission_points(variant: &str) -> Result<Vec<Point>, LabError> {
     let matrix = parse(MATRIX, MATRIX_PATH)?;
-    let runs: Vec<&Value> = matrix
+    let bad =
+        |what: &str| LabError::Simulator(format!("{MATRIX_PATH}: mission / {variant}: {what}"));
+    let mut points = matrix
         .get("runs")
         .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter(|r| {
-                    r.get("path").and_then(Value::as_str) == Some("mission")
-                        && r.get("scenario").and_then(Value::as_str) == Some("bulk")
-                        && r.get("variant").and_then(Value::as_str) == Some(variant)
-                        && num(r, "goodput_bps").is_some()
-                })
-                .collect()
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r.get("path").and_then(Value::as_str) == Some("mission")
+                && r.get("scenario").and_then(Value::as_str) == Some("bulk")
+                && r.get("variant").and_then(Value::as_str) == Some(variant)
         })
-        .unwrap_or_default();
-    if runs.is_empty() {
-        return Err(LabError::Simulator(format!(
-            "{MATRIX_PATH}: no completed mission run of {variant}"
-        )));
+        .map(|r| {
+            let rtt = num(r, "rtt_s").ok_or_else(|| bad("a run without its RTT"))?;
+            let goodput_bps =
+                num(r, "goodput_bps").ok_or_else(|| bad("a run that did not complete"))?;
+            let window = num(r, "peak_stream_window_bytes")
+                .ok_or_else(|| bad("a run without its window"))?;
+            let bdp = num(r, "bdp_bytes").ok_or_else(|| bad("a run without its BDP"))?;
+            Ok(Point {
+                rtt_ms: Point::ms(rtt),
+                goodput_bps,
+                window_bdp: if window >= UNLIMITED {
+                    f64::INFINITY
+                } else {
+                    window / bdp
+                },
+            })
+        })
+        .collect::<Result<Vec<Point>, LabError>>()?;
+    if points.is_empty() {
+        return Err(bad("no run"));
     }
-    let mean = runs
-        .iter()
-        .filter_map(|r| num(r, "goodput_bps"))
-        .sum::<f64>()
-        / runs.len() as f64;
-    Ok((mean, peak(&runs, "peak_stream_window_bytes")))
+    points.sort_by_key(|p| p.rtt_ms);
+    Ok(points)
+}
+
+/// The quinn-proto version the committed matrix ran.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse.
+pub(super) fn version() -> Result<String, LabError> {
+    let matrix = parse(MATRIX, MATRIX_PATH)?;
+    Ok(matrix
+        .get("quinn_proto_version")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned())
 }
 
 /// The block's text.

@@ -5,12 +5,13 @@
 
 use serde_json::Value;
 
+use super::headline::Point;
 use fc_lab::{
     error::LabError,
     table::{Align, Table},
 };
 
-const PATH: &str = "integrations/neqo/results/scoreboard.json";
+pub(super) const PATH: &str = "integrations/neqo/results/scoreboard.json";
 const SCOREBOARD: &str = include_str!("../../../integrations/neqo/results/scoreboard.json");
 
 /// The variants, in column order, and their headings.
@@ -95,24 +96,63 @@ fn table(doc: &Value, cell: impl Fn(&Value) -> Option<String>) -> String {
     t.markdown()
 }
 
-/// Mean goodput in Mbit/s of `variant` on `row`, and the largest peak
-/// stream window of its sweep in BDPs (`None` when unlimited).
+/// The runs of `variant` on `path` with `scenario` (ECN off), one point
+/// per RTT in RTT order, from the scoreboard's runs.
 ///
 /// # Errors
-/// [`LabError::Simulator`] when the results do not parse or hold no such mean.
-pub fn row_mean(row: &str, variant: &str) -> Result<(f64, Option<f64>), LabError> {
+/// [`LabError::Simulator`] when the results do not parse, hold no such run
+/// or a run without its goodput.
+pub(super) fn points(path: &str, scenario: &str, variant: &str) -> Result<Vec<Point>, LabError> {
     let doc = parse()?;
-    let m = mean(&doc, row, variant)
-        .ok_or_else(|| LabError::Simulator(format!("{PATH}: no mean for {row} / {variant}")))?;
-    let g = num(m, "goodput_mbps")
-        .ok_or_else(|| LabError::Simulator(format!("{PATH}: {row} / {variant}: no goodput")))?;
-    let unlimited = num(m, "peak_stream_window_bytes").is_none_or(|w| w >= UNLIMITED);
-    Ok((
-        g,
-        (!unlimited)
-            .then(|| num(m, "max_peak_stream_window_bdp"))
-            .flatten(),
-    ))
+    let bad =
+        |what: &str| LabError::Simulator(format!("{PATH}: {path} {scenario} / {variant}: {what}"));
+    let mut points = doc
+        .get("runs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| {
+            r.get("path").and_then(Value::as_str) == Some(path)
+                && r.get("scenario").and_then(Value::as_str) == Some(scenario)
+                && r.get("variant").and_then(Value::as_str) == Some(variant)
+                && r.get("ecn").and_then(Value::as_bool) == Some(false)
+        })
+        .map(|r| {
+            let rtt = num(r, "rtt_s").ok_or_else(|| bad("a run without its RTT"))?;
+            let goodput_bps =
+                num(r, "goodput_bps").ok_or_else(|| bad("a run without its goodput"))?;
+            let window = num(r, "peak_stream_window_bytes")
+                .ok_or_else(|| bad("a run without its window"))?;
+            let bdp = num(r, "bdp_bytes").ok_or_else(|| bad("a run without its BDP"))?;
+            Ok(Point {
+                rtt_ms: Point::ms(rtt),
+                goodput_bps,
+                window_bdp: if window >= UNLIMITED {
+                    f64::INFINITY
+                } else {
+                    window / bdp
+                },
+            })
+        })
+        .collect::<Result<Vec<Point>, LabError>>()?;
+    if points.is_empty() {
+        return Err(bad("no run"));
+    }
+    points.sort_by_key(|p| p.rtt_ms);
+    Ok(points)
+}
+
+/// The neqo commit the scoreboard ran, shortened.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse.
+pub(super) fn neqo_commit() -> Result<String, LabError> {
+    let doc = parse()?;
+    let commit = doc
+        .get("neqo_commit")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    Ok(commit[..commit.len().min(7)].to_owned())
 }
 
 /// The block's text.
@@ -209,7 +249,22 @@ mod tests {
         }
         assert!(text.contains("Targets, `upstream-4`"), "{text}");
         assert!(text.contains("Recommended: `"), "{text}");
-        assert!(row_mean("mission 1x1GiB", "unlimited").unwrap().0 > 0.0);
-        assert_eq!(row_mean("mission 1x1GiB", "unlimited").unwrap().1, None);
+        // The points the headline reads are the runs behind these means.
+        for variant in ["neqo-main", "upstream-4", "unlimited"] {
+            let p = points("mission", "1x1GiB", variant).unwrap();
+            let m = mean(&doc, "mission 1x1GiB", variant).unwrap();
+            assert_eq!(p.len() as f64, num(m, "rtts").unwrap(), "{variant}");
+            let g = p.iter().map(|p| p.goodput_bps).sum::<f64>() / p.len() as f64;
+            assert!(
+                (g / 1e6 - num(m, "goodput_mbps").unwrap()).abs() < 0.01,
+                "{variant}: {g}"
+            );
+        }
+        assert!(
+            points("mission", "1x1GiB", "unlimited")
+                .unwrap()
+                .iter()
+                .all(|p| p.window_bdp.is_infinite())
+        );
     }
 }
