@@ -1,5 +1,5 @@
-//! Built-in network paths ([`PROFILES`]: rust-yamux's
-//! `constrained-connection` ones, REFERENCES.md, then the paths this
+//! Built-in network paths ([`PROFILES`]: the ones rust-yamux benchmarks
+//! with, from its `constrained-connection` crate, REFERENCES.md, then the paths this
 //! project's questions need) and the resolved path a run uses ([`PathSpec`]).
 
 use std::time::Duration;
@@ -58,43 +58,43 @@ pub(crate) const fn profile(
 pub const PROFILES: &[Profile] = &[
     profile(
         "satellite",
-        "geostationary satellite link (constrained-connection)",
+        "geostationary satellite link (a rust-yamux benchmark path)",
         512_000,
         Duration::from_millis(900),
     ),
     profile(
         "residential-dsl",
-        "DSL line (constrained-connection)",
+        "DSL line (a rust-yamux benchmark path)",
         2_000_000,
         Duration::from_millis(50),
     ),
     profile(
         "mobile-hsdpa",
-        "3G mobile (constrained-connection)",
+        "3G mobile (a rust-yamux benchmark path)",
         6_000_000,
         Duration::from_millis(100),
     ),
     profile(
         "residential-adsl2+",
-        "ADSL2+ line (constrained-connection)",
+        "ADSL2+ line (a rust-yamux benchmark path)",
         20_000_000,
         Duration::from_millis(50),
     ),
     profile(
         "residential-cable",
-        "cable line (constrained-connection)",
+        "cable line (a rust-yamux benchmark path)",
         200_000_000,
         Duration::from_millis(20),
     ),
     profile(
         "gbit-lan",
-        "gigabit LAN (constrained-connection)",
+        "gigabit LAN (a rust-yamux benchmark path)",
         1_000_000_000,
         Duration::from_micros(100),
     ),
     profile(
         "high-speed-terrestrial",
-        "gigabit metro link (constrained-connection)",
+        "gigabit metro link (a rust-yamux benchmark path)",
         1_000_000_000,
         Duration::from_millis(1),
     ),

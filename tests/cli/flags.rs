@@ -296,3 +296,18 @@ fn profiles_lists_every_path() {
     assert_eq!(bench["overhead_bytes"], 80);
     assert_eq!(bench["bdp_bytes"], 5_000_000);
 }
+
+/// A label says what a path is, not what it is not: a gigabit LAN is no
+/// "constrained connection" (the name of the crate rust-yamux's paths
+/// come from).
+#[test]
+fn profile_labels_do_not_call_fast_paths_constrained() {
+    let text = stdout(&fc_lab(&["profiles"]));
+    let lan = text
+        .lines()
+        .find(|l| l.starts_with("gbit-lan "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!lan.contains("constrained"), "{lan}");
+    assert!(lan.contains("gigabit LAN"), "{lan}");
+    assert!(!text.contains("constrained-connection"), "{text}");
+}
