@@ -105,7 +105,8 @@ pub struct PathArgs {
     /// values. Without it, --rate and --rtt are required.
     #[arg(long, value_name = "NAME", value_parser = profile_arg)]
     pub profile: Option<&'static Profile>,
-    /// Bottleneck rate in bit/s, both directions: 1Gbit, 20Mbit, 512kbit.
+    /// Bottleneck rate in bit/s, both directions: 1Gbit, 20Mbit, 512kbit
+    /// (at most 1Tbit).
     #[arg(long, value_name = "RATE", value_parser = rate_arg, allow_hyphen_values = true)]
     pub rate: Option<u64>,
     /// Round-trip propagation delay (each direction gets half): 50ms, 100us, 1s.
@@ -372,6 +373,22 @@ impl RunArgs {
             w.stall = Some(stall);
         }
         w
+    }
+
+    /// The flag that set the workload's size (`--size` when none did: the
+    /// flag to give).
+    pub(super) fn workload_flag(&self) -> &'static str {
+        if self.workload.is_some() {
+            "--workload"
+        } else if self.bulk_plus.is_some() {
+            "--bulk-plus"
+        } else if self.messages.is_some() {
+            "--messages"
+        } else if self.streams.is_some() && self.size.is_none() {
+            "--streams"
+        } else {
+            "--size"
+        }
     }
 
     /// The run these flags describe.

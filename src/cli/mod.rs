@@ -18,7 +18,7 @@ use std::ffi::OsString;
 use crate::error::LabError;
 
 use clap::{
-    Parser,
+    CommandFactory, FromArgMatches, Parser,
     error::{ContextKind, ContextValue, ErrorKind},
 };
 
@@ -76,12 +76,27 @@ pub fn clap_error_line(e: &clap::Error) -> String {
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .filter(|l| !l.is_empty())
         .collect();
-    let line = body.join(" ");
-    if line.starts_with("error:") {
-        line
-    } else {
-        format!("error: {line}")
+    let mut line = body.join(" ");
+    if !line.starts_with("error:") {
+        line = format!("error: {line}");
     }
+    if let Some(command) = usage_command(&rendered) {
+        line.push_str(&format!(" (see `{command} --help`)"));
+    }
+    line
+}
+
+/// The command a clap error's usage line names, `fc-lab run` from
+/// `Usage: fc-lab run [OPTIONS]`, for the hint to its `--help`.
+fn usage_command(rendered: &str) -> Option<String> {
+    let usage = rendered
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage:"))?;
+    let words: Vec<&str> = usage
+        .split_whitespace()
+        .take_while(|w| !w.starts_with(['[', '<', '-']))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// Runs the CLI with `args` (the first is the program name) and returns
@@ -89,12 +104,52 @@ pub fn clap_error_line(e: &clap::Error) -> String {
 /// timed out, verification failure) or a file could not be written, 2 bad
 /// flags.
 pub fn main_with_args(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> i32 {
-    run_command_line(args, |cli: Cli| match cli.command {
+    let cmd = Cli::command();
+    let index = flag_index(&cmd);
+    parse_and_run(cmd.after_help(index), args, |cli: Cli| match cli.command {
         Command::Run(a) => run::cmd_run(&a),
         Command::Compare(a) => compare::cmd_compare(&a),
         Command::Profiles(a) => profiles::cmd_profiles(&a),
         Command::Sweep(a) => sweep::cmd_sweep(&a),
     })
+}
+
+/// Width the flag index of the top-level help wraps at.
+const INDEX_WIDTH: usize = 100;
+
+/// What the top-level `--help` shows under the commands: every command's
+/// flags by name, wrapped, and where each is explained (`fc-lab <command>
+/// --help`).
+#[must_use]
+pub fn flag_index(cmd: &clap::Command) -> String {
+    let name = cmd.get_name();
+    let subs: Vec<&clap::Command> = cmd.get_subcommands().collect();
+    let width = subs.iter().map(|c| c.get_name().len()).max().unwrap_or(0);
+    let mut out = format!("Flags of each command (`{name} <COMMAND> --help` explains them):\n");
+    for sub in subs {
+        let flags: Vec<String> = sub
+            .get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .chain(["--help".to_owned()])
+            .collect();
+        let lead = format!("  {:<width$}  ", sub.get_name());
+        let mut line = lead.clone();
+        for flag in flags {
+            if line.len() > lead.len() && line.len() + 1 + flag.len() > INDEX_WIDTH {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = " ".repeat(lead.len());
+            }
+            if line.len() > lead.len() {
+                line.push(' ');
+            }
+            line.push_str(&flag);
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// Parses `args` as the command line `C` and runs it with `command`: help
@@ -105,7 +160,20 @@ pub fn run_command_line<C: Parser>(
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
     command: impl FnOnce(C) -> Result<i32, LabError>,
 ) -> i32 {
-    let cli = match C::try_parse_from(args) {
+    parse_and_run(C::command(), args, command)
+}
+
+/// [`run_command_line`] with the command line `cmd` (`C`'s, perhaps with
+/// more help text).
+fn parse_and_run<C: FromArgMatches>(
+    cmd: clap::Command,
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    command: impl FnOnce(C) -> Result<i32, LabError>,
+) -> i32 {
+    let parsed = cmd
+        .try_get_matches_from(args)
+        .and_then(|mut m| C::from_arg_matches_mut(&mut m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             if matches!(

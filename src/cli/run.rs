@@ -35,13 +35,18 @@ pub(super) fn cmd_run(a: &RunArgs) -> Result<i32, LabError> {
         ));
     }
     // Everything that can be refused is refused before the run.
+    let cost = cost::estimate(&spec);
+    if a.max_wall.is_none()
+        && let Some(refusal) = hopeless(&spec, &cost)
+    {
+        return Err(LabError::flag(a.workload_flag(), refusal));
+    }
     if let Some(dir) = &a.qlog {
         writable_dir("--qlog", dir)?;
     }
     if let Some(file) = &a.plot {
         writable_file("--plot", file)?;
     }
-    let cost = cost::estimate(&spec);
     if let Some(warning) = cost_warning(&spec, &cost, a.max_wall) {
         eprintln!("{warning}");
     }
@@ -151,6 +156,26 @@ pub fn cost_warning(spec: &RunSpec, cost: &Cost, max_wall: Option<Duration>) -> 
         ));
     }
     (!parts.is_empty()).then(|| format!("warning: {}", parts.join("; ")))
+}
+
+/// Why a run is refused unless `--max-wall` bounds it: it cannot finish
+/// within its simulated time limit, and getting that far takes more than
+/// [`WARN_WALL`] of wall time (hours for `--size 1EiB`), so it would run
+/// long, without progress off a terminal, for a result that is incomplete
+/// anyway. `None` for a run that can finish or stops soon.
+#[must_use]
+pub fn hopeless(spec: &RunSpec, cost: &Cost) -> Option<String> {
+    (cost.hits_time_limit && cost.wall > WARN_WALL).then(|| {
+        format!(
+            "{} cannot be read within the simulated --time-limit {} (about {} would be), \
+             and that much takes roughly {} of wall time: give a smaller size, or \
+             --max-wall (e.g. 60s) to run it that long anyway",
+            format::bytes(spec.workload.total_bytes()),
+            long_duration(cost::time_limit(spec)),
+            format::bytes(cost.bytes),
+            long_duration(cost.wall),
+        )
+    })
 }
 
 /// `45 s`, `12 min`, `3.4 h`, `9 days`: a wall or simulated time a person

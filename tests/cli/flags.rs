@@ -16,6 +16,14 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
             "error: --rtt: expected a positive duration like 50ms",
         ),
         (
+            &["run", "--rate", "1000Tbit", "--rtt", "50ms"],
+            "error: --rate: expected a rate of at most 1Tbit",
+        ),
+        (
+            &["run", "--profile", "gbit-lan", "--reverse-rate", "2Tbit"],
+            "error: --reverse-rate: expected a rate of at most 1Tbit",
+        ),
+        (
             &["run", "--rtt", "0ms"],
             "error: --rtt: expected a positive duration",
         ),
@@ -310,4 +318,61 @@ fn profile_labels_do_not_call_fast_paths_constrained() {
     assert!(!lan.contains("constrained"), "{lan}");
     assert!(lan.contains("gigabit LAN"), "{lan}");
     assert!(!text.contains("constrained-connection"), "{text}");
+}
+
+/// A flag the command does not have points to the help that lists the
+/// ones it has, still on one line.
+#[test]
+fn an_unknown_flag_or_command_points_to_help() {
+    for (args, help) in [
+        (&["run", "--bogus"][..], "`fc-lab run --help`"),
+        (&["compare", "--size", "1GiB"], "`fc-lab compare --help`"),
+        (&["frobnicate"], "`fc-lab --help`"),
+    ] {
+        let out = fc_lab(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
+        assert!(err.contains(help), "{args:?}: {err}");
+    }
+}
+
+/// The top-level help lists every command and every flag each takes (the
+/// README says so), and where each flag is explained.
+#[test]
+fn top_level_help_lists_every_command_and_flag() {
+    let out = fc_lab(&["--help"]);
+    assert!(out.status.success());
+    let top = stdout(&out);
+    let index = top
+        .find("Flags of each command (`fc-lab <COMMAND> --help` explains them):")
+        .unwrap_or_else(|| panic!("{top}"));
+    let top = &top[index..];
+    for command in ["run", "compare", "profiles", "sweep"] {
+        let row = top
+            .lines()
+            .position(|l| l.starts_with(&format!("  {command} ")) && l.contains("--"))
+            .unwrap_or_else(|| panic!("no flag row for {command}: {top}"));
+        // A command's row and its continuation lines (indented further).
+        let listed: String = top
+            .lines()
+            .skip(row)
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with("            "))
+            .map(|(_, l)| format!("{l} "))
+            .collect();
+        let help = stdout(&fc_lab(&[command, "--help"]));
+        for flag in help
+            .lines()
+            .map(str::trim_start)
+            .filter_map(|l| l.strip_prefix("-h, ").or(Some(l)))
+            .filter(|l| l.starts_with("--"))
+            .filter_map(|l| l.split([' ', '=', '<']).next())
+        {
+            assert!(
+                listed.contains(&format!("{flag} ")),
+                "{flag} of {command} missing from the top-level help: {listed}"
+            );
+        }
+    }
 }

@@ -382,3 +382,46 @@ fn the_budget_line_reads_as_a_limit_not_as_memory_used() {
         "{line}"
     );
 }
+
+/// A run that cannot finish within its simulated time limit and would
+/// take minutes of wall time to get there is refused before it starts,
+/// naming the flag, unless `--max-wall` bounds it.
+#[test]
+fn a_hopeless_run_is_refused_unless_max_wall_bounds_it() {
+    let started = std::time::Instant::now();
+    let out = fc_lab(&["run", "--profile", "gbit-50ms", "--size", "1EiB"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(
+        err.starts_with(
+            "error: --size: 1 EiB cannot be read within the simulated --time-limit 1 h"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("--max-wall"), "{err}");
+    assert!(stdout(&out).is_empty());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "refused before any work"
+    );
+    // With --max-wall it runs, for that long, and says what it read.
+    let out = fc_lab(&[
+        "run",
+        "--profile",
+        "gbit-50ms",
+        "--size",
+        "1EiB",
+        "--max-wall",
+        "200ms",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: --max-wall: stopped after"),
+        "{}",
+        stderr(&out)
+    );
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("the report prints");
+    assert_eq!(v["end"], "stopped");
+}
