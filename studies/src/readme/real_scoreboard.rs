@@ -199,10 +199,7 @@ pub fn real_neqo_scoreboard() -> Result<String, LabError> {
             targets.iter().map(|(v, l)| (v, met(l))).collect();
         tally.sort_by_key(|(_, (m, all))| std::cmp::Reverse(m * 1000 / all.max(&1)));
         if let [(best, (m, all)), rest @ ..] = tally.as_slice() {
-            text += &format!(
-                "
-Recommended: `{best}`, which meets {m} of its {all} targets"
-            );
+            text += &format!("Recommended: `{best}`, which meets {m} of its {all} targets");
             for (v, (m, all)) in rest {
                 text += &format!(" (`{v}`: {m} of {all})");
             }
