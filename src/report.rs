@@ -71,6 +71,11 @@ pub struct RunReport {
     /// Initial connection window advertised (`initial_max_data`).
     #[serde(default)]
     pub initial_conn_window_bytes: u64,
+    /// The cap on stream windows the run's tuner had
+    /// (`Config::max_stream_window`; 2^62 − 1 for `unlimited`, 0 in a
+    /// report written before it was recorded).
+    #[serde(default)]
+    pub max_stream_window_bytes: u64,
     /// Largest stream receive window at the client.
     pub peak_stream_window_bytes: u64,
     /// Largest connection receive window at the client.
@@ -193,6 +198,18 @@ impl RunReport {
     #[allow(clippy::cast_precision_loss)]
     pub fn link_share(&self) -> f64 {
         self.goodput_bps / self.link_rate_bps as f64
+    }
+
+    /// True when the stream-window cap held the run back: its peak stream
+    /// window reached the cap and the link sat idle for lack of credit
+    /// for more than 1 % of the run. Never for `unlimited`.
+    #[must_use]
+    pub fn cap_limited(&self) -> bool {
+        let cap = self.max_stream_window_bytes;
+        cap > 0
+            && cap < crate::format::UNLIMITED_BYTES
+            && self.peak_stream_window_bytes >= cap
+            && self.fc_link_idle_s > 0.01 * self.duration_s
     }
 
     /// True when the run delivered everything without an error.

@@ -179,6 +179,7 @@ impl RunSpec {
         r.memory_budget = scenario.fc.budget.is_some();
         r.initial_stream_window_bytes = scenario.fc.initial_stream_window;
         r.initial_conn_window_bytes = scenario.fc.initial_connection_window;
+        r.max_stream_window_bytes = scenario.fc.max_stream_window;
         r
     }
 

@@ -444,6 +444,12 @@ pub struct TransportArgs {
     /// implies.
     #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
     pub initial_connection_window: Option<u64>,
+    /// Cap on stream receive windows in bytes (default's 32 MiB, neqo's
+    /// 10 MiB, double's 16 MiB): 256MiB. The connection cap follows at
+    /// 1.5 × it and the memory budget's growth ceiling at 2 × it, as
+    /// default's 32/48/64 MiB do. Not for fixed or unlimited.
+    #[arg(long, value_name = "BYTES", value_parser = positive_size_arg, allow_hyphen_values = true)]
+    pub max_window: Option<u64>,
     /// Congestion control at the sender.
     #[arg(long, value_enum, default_value_t = CcArg::Cubic)]
     pub cc: CcArg,
@@ -561,6 +567,7 @@ impl TransportArgs {
                 "--initial-connection-window",
                 self.initial_connection_window.is_some(),
             ),
+            ("--max-window", self.max_window.is_some()),
         ]
         .into_iter()
         .find_map(|(flag, given)| given.then_some(flag))
@@ -572,6 +579,7 @@ impl TransportArgs {
             update_fraction: self.update_fraction,
             initial_window: self.initial_window,
             initial_connection_window: self.initial_connection_window,
+            max_window: self.max_window,
         }
     }
 }

@@ -36,6 +36,20 @@ pub(super) fn cmd_compare(a: &CompareArgs) -> Result<i32, LabError> {
             ),
         ));
     }
+    if a.transport.max_window.is_some()
+        && let Some(fixed) = matrix
+            .tuners()
+            .find(|t| matches!(t.base, TunerSpec::Fixed(_)))
+    {
+        return Err(LabError::flag(
+            "--max-window",
+            format!(
+                "not accepted with {} (a fixed window has no cap to raise); pick tuners with \
+                 --tuner ({TUNER_EXPECTED})",
+                fixed.name()
+            ),
+        ));
+    }
     let out = a.out_dir();
     compare::prepare_report_dir(&out)?;
     let specs = matrix.specs();

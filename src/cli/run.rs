@@ -268,10 +268,18 @@ pub fn run_summary(spec: &RunSpec, r: &RunReport) -> String {
             r.link_share() * 100.0
         ),
     ));
+    let cap = if r.cap_limited() {
+        format!(
+            "; held at the tuner's {} cap, which --max-window raises",
+            format::window(r.max_stream_window_bytes)
+        )
+    } else {
+        String::new()
+    };
     lines.push((
         "peak window",
         format!(
-            "stream {} ({} x BDP), connection {}",
+            "stream {} ({} x BDP{cap}), connection {}",
             format::window(r.peak_stream_window_bytes),
             format::ratio(r.window_bdp()),
             format::window(r.peak_conn_window_bytes)

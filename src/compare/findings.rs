@@ -1,7 +1,9 @@
 //! What a comparison found: per scenario (workload) and path, the fastest
 //! strategy (highest [`rank_goodput`] among those that delivered
 //! everything; `unlimited` is the bound, not a contender), its [`Memory`],
-//! and how `default` did against it (within [`TIE`] is a tie).
+//! whether its window cap held it back ([`RunReport::cap_limited`]) and how
+//! far it is from `unlimited`, and how `default` did against it (within
+//! [`TIE`] is a tie).
 
 use super::rows::distinct;
 use crate::{
@@ -52,6 +54,19 @@ impl Memory {
             Self::Window => "peak stream window / BDP",
             Self::Buffer => "peak receive buffer",
             Self::Credit => "peak credit over all streams / BDP",
+        }
+    }
+
+    /// What the memory column holds, for a table's legend.
+    #[must_use]
+    pub const fn definition(self) -> &'static str {
+        match self {
+            Self::Window => "peak stream receive window / BDP (bulk-like scenarios)",
+            Self::Buffer => {
+                "peak receive buffer (received, not yet read), bytes (slow or stalled \
+                 readers: what waiting data costs)"
+            }
+            Self::Credit => "peak credit outstanding summed over all streams / BDP (many streams)",
         }
     }
 
@@ -119,6 +134,30 @@ impl PathFinding<'_> {
         let ours = rank_goodput(self.ours?)?;
         let best = rank_goodput(self.best)?;
         (best > 0.0).then(|| ours / best - 1.0)
+    }
+
+    /// The fastest's goodput over `unlimited`'s (`0.74` = 26 % slower than
+    /// flow control switched off); `None` without a delivered `unlimited`.
+    #[must_use]
+    pub fn vs_bound(&self) -> Option<f64> {
+        let best = rank_goodput(self.best)?;
+        let bound = rank_goodput(self.bound?)?;
+        (bound > 0.0).then(|| best / bound)
+    }
+}
+
+/// The fastest strategy as a findings cell: `` `default` ``, or with the
+/// cap that held it back, `` `default` (held at its 32 MiB cap) ``.
+#[must_use]
+pub fn fastest_cell(best: &RunReport) -> String {
+    if best.cap_limited() {
+        format!(
+            "`{}` (held at its {} cap)",
+            best.tuner,
+            format::window(best.max_stream_window_bytes)
+        )
+    } else {
+        format!("`{}`", best.tuner)
     }
 }
 
@@ -277,6 +316,22 @@ pub fn summary_sentence(s: &ScenarioFindings<'_>) -> String {
         out.push_str(&format!("; did not finish on {failed}"));
     }
     out.push('.');
+    for p in s.paths.iter().filter(|p| p.best.cap_limited()) {
+        out.push_str(&format!(
+            " On {}, the fastest, `{}`, is held by its {} stream-window cap (the link sat \
+             idle {} for lack of credit){}.",
+            p.profile,
+            p.best.tuner,
+            format::window(p.best.max_stream_window_bytes),
+            format::seconds(std::time::Duration::from_secs_f64(
+                p.best.fc_link_idle_s.max(0.0)
+            )),
+            p.vs_bound().map_or_else(String::new, |v| format!(
+                ": {} × the goodput of `unlimited`",
+                format::ratio(v)
+            )),
+        ));
+    }
     out
 }
 
@@ -298,21 +353,75 @@ pub fn findings_table(s: &ScenarioFindings<'_>) -> Table {
         (&format!("`{OURS}` memory"), Align::Right),
         (&format!("`{OURS}` vs fastest"), Align::Left),
         ("`unlimited` (bound)", Align::Right),
+        ("fastest / `unlimited`", Align::Right),
     ]);
     let rate = |r: &RunReport| rank_goodput(r).map_or_else(|| "-".to_owned(), format::rate);
     for p in &s.paths {
         t.push(vec![
             p.profile.to_owned(),
-            format!("`{}`", p.best.tuner),
+            fastest_cell(p.best),
             rate(p.best),
             s.memory.show(p.best),
             p.ours.map_or_else(String::new, rate),
             p.ours.map_or_else(String::new, |o| s.memory.show(o)),
             verdict(p, s.memory),
             p.bound.map_or_else(String::new, rate),
+            p.vs_bound().map_or_else(String::new, format::ratio),
         ]);
     }
     t.without_empty_columns()
+}
+
+/// The terms of a scenario's findings table ([`findings_table`]), for its
+/// legend.
+#[must_use]
+pub fn findings_legend(s: &ScenarioFindings<'_>) -> Vec<(String, String)> {
+    let ours = format!("`{OURS}`");
+    let own: Vec<(String, String)> = [
+        (
+            "fastest".to_owned(),
+            "the strategy with the highest goodput among those that delivered everything \
+             (`unlimited` excluded); \"held at its N cap\": its peak stream window reached \
+             its cap and the link sat idle for lack of credit for over 1 % of the run"
+                .to_owned(),
+        ),
+        ("memory".to_owned(), s.memory.definition().to_owned()),
+        (
+            "goodput".to_owned(),
+            "the fastest's goodput: bytes read × 8 / time, bit/s".to_owned(),
+        ),
+        (
+            "stall goodput".to_owned(),
+            "the fastest's goodput of the streams that keep reading during the stall, bit/s"
+                .to_owned(),
+        ),
+        (ours.clone(), format!("{ours}'s goodput (ours), bit/s")),
+        (
+            format!("{ours} memory"),
+            format!("{ours}'s memory, as the memory column"),
+        ),
+        (
+            format!("{ours} vs fastest"),
+            format!(
+                "{ours}'s goodput / the fastest's − 1 (within 1 % is a tie), and its memory \
+                 against the fastest's"
+            ),
+        ),
+        (
+            "`unlimited` (bound)".to_owned(),
+            "goodput with flow control switched off (windows 2^62 − 1), bit/s: the bound, \
+             not a contender"
+                .to_owned(),
+        ),
+        (
+            "fastest / `unlimited`".to_owned(),
+            "the fastest's goodput / `unlimited`'s (below 1.00: what flow control cost it)"
+                .to_owned(),
+        ),
+    ]
+    .into();
+    let own: Vec<(&str, String)> = own.iter().map(|(t, d)| (t.as_str(), d.clone())).collect();
+    crate::legend::of(&findings_table(s), &own)
 }
 
 /// The findings in a few lines for a terminal: one per scenario, the
@@ -365,7 +474,7 @@ mod tests {
              with less memory than the fastest on 1 of them."
         );
         let md = findings_table(s).markdown();
-        assert!(md.contains("| gbit-50ms | `neqo` | 950 Mbit/s | 3.00 × BDP | 900 Mbit/s | 1.00 × BDP | -5.3 %, 3.0× less memory | 990 Mbit/s |"), "{md}");
+        assert!(md.contains("| gbit-50ms | `neqo` | 950 Mbit/s | 3.00 × BDP | 900 Mbit/s | 1.00 × BDP | -5.3 %, 3.0× less memory | 990 Mbit/s | 0.96 |"), "{md}");
         // lossy has no unlimited run: its cell is empty, the column stays.
         assert!(md.contains("| lossy | `neqo` |"), "{md}");
 
@@ -381,5 +490,48 @@ mod tests {
         assert_eq!(f[0].paths[0].best.tuner, "default");
         assert_eq!(verdict(&f[0].paths[0], Memory::Window), "fastest");
         assert_eq!(f[0].paths[1].best.tuner, "neqo");
+    }
+
+    /// A winner whose window cap held it back says so, with how far it
+    /// is from `unlimited`; one that reached its cap without losing link
+    /// time does not.
+    #[test]
+    fn a_capped_winner_says_so_and_how_far_from_unlimited() {
+        let cap = 32 << 20;
+        let mut ours = run("long-fat", "default", 1.0e9, cap);
+        ours.max_stream_window_bytes = cap;
+        ours.duration_s = 2.1;
+        ours.fc_link_idle_s = 0.75;
+        let mut neqo = run("long-fat", "neqo", 5.5e8, 10 << 20);
+        neqo.max_stream_window_bytes = 10 << 20;
+        let reports = vec![ours, neqo, run("long-fat", "unlimited", 1.35e9, 1 << 62)];
+        let f = findings(&reports);
+        let s = &f[0];
+        assert!(s.paths[0].best.cap_limited());
+        assert_eq!(verdict(&s.paths[0], s.memory), "fastest");
+        assert_eq!(
+            summary_sentence(s),
+            "`default` is fastest or within 1 % on 1 of 1 path. On long-fat, the fastest, \
+             `default`, is held by its 32 MiB stream-window cap (the link sat idle 0.750 s \
+             for lack of credit): 0.74 × the goodput of `unlimited`."
+        );
+        let md = findings_table(s).markdown();
+        assert!(
+            md.contains("| long-fat | `default` (held at its 32 MiB cap) | 1 Gbit/s |"),
+            "{md}"
+        );
+        assert!(md.ends_with("| 1.35 Gbit/s | 0.74 |\n"), "{md}");
+        let legend = findings_legend(s);
+        assert!(legend.iter().all(|(_, d)| d != "?"), "{legend:?}");
+
+        // At the cap, but the link never idled for credit: not held back.
+        let mut r = reports[0].clone();
+        r.fc_link_idle_s = 0.0;
+        assert!(!r.cap_limited());
+        // unlimited's windows are its cap, never a limit.
+        let mut u = reports[2].clone();
+        u.max_stream_window_bytes = 1 << 62;
+        u.fc_link_idle_s = 1.0;
+        assert!(!u.cap_limited());
     }
 }

@@ -3,7 +3,7 @@
 //! budget by itself; a suffix that restates a strategy's own setting is
 //! accepted and dropped from the canonical name.
 
-use neqo_fc::{Budget, ConfigError, Fraction};
+use neqo_fc::{Budget, ConfigError, Fraction, MAX_VARINT};
 
 use super::strategy::{Overrides, TunerSpec, Tuning, finish};
 
@@ -106,7 +106,13 @@ impl TunerChoice {
             return Err(ConfigError("the unlimited tuner takes no budget"));
         }
         let mut tuning = self.base.build(overrides, streams)?;
-        tuning.config.budget = self.budget.then(Budget::default);
+        tuning.config.budget = self.budget.then(|| {
+            let mut budget = Budget::default();
+            if let Some(w) = overrides.max_window {
+                budget.ceiling = budget.ceiling.max(w.saturating_mul(2).min(MAX_VARINT));
+            }
+            budget
+        });
         // The budget shares what it measures through the connection
         // floor: a peer without one (`neqo`) gets the smallest, 1.
         if self.budget && tuning.config.connection_floor.num() == 0 {

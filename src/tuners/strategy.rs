@@ -48,6 +48,11 @@ pub struct Overrides {
     /// are seeded from). Applied after `initial_window`, so it wins over
     /// the connection window that one implies.
     pub initial_connection_window: Option<u64>,
+    /// `--max-window`: the cap on stream windows
+    /// (`Config::max_stream_window`); the connection cap follows at 1.5 ×
+    /// it and, with the budget, its growth ceiling at 2 × it, as the
+    /// defaults relate (32 / 48 / 64 MiB). Applied last.
+    pub max_window: Option<u64>,
 }
 
 /// A strategy ready to run: the tuner and the flow-control settings both
@@ -225,6 +230,23 @@ impl TunerSpec {
             }
             config.initial_connection_window = c;
             config.max_connection_window = config.max_connection_window.max(c);
+        }
+        if let Some(w) = overrides.max_window {
+            if matches!(self, Self::Fixed(_) | Self::Unlimited) {
+                return Err(ConfigError(
+                    "--max-window applies to the tuners that grow a window (default, neqo, double)",
+                ));
+            }
+            if w > MAX_VARINT || w < config.initial_stream_window {
+                return Err(ConfigError(
+                    "--max-window must be at least the initial stream window and below 2^62",
+                ));
+            }
+            config.max_stream_window = w;
+            config.max_connection_window = Fraction::THREE_HALVES
+                .of(w)
+                .min(MAX_VARINT)
+                .max(config.initial_connection_window);
         }
         finish(tuner, config)
     }
