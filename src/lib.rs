@@ -12,6 +12,7 @@ pub mod cost;
 pub mod error;
 pub mod execute;
 pub mod format;
+pub mod legend;
 pub mod outputs;
 pub mod parallel;
 pub mod plot;

@@ -28,6 +28,12 @@ impl Table {
         }
     }
 
+    /// The column headers, in order.
+    #[must_use]
+    pub fn headers(&self) -> Vec<&str> {
+        self.columns.iter().map(|(h, _)| h.as_str()).collect()
+    }
+
     /// Appends a row.
     pub fn push(&mut self, mut row: Vec<String>) {
         row.resize(self.columns.len(), String::new());

@@ -39,7 +39,9 @@ pub fn profiles_table() -> String {
             p.description.to_owned(),
         ]);
     }
-    t.render("")
+    let own = [("name", "what --profile takes".to_owned())];
+    let legend = crate::legend::render(&crate::legend::of(&t, &own), "");
+    t.render("") + &legend
 }
 
 #[derive(serde::Serialize)]
@@ -90,7 +92,8 @@ mod tests {
     #[test]
     fn profiles_table_lists_all() {
         let t = profiles_table();
-        assert_eq!(t.lines().count(), PROFILES.len() + 2);
+        let legend = t.lines().position(|l| l.starts_with("legend: ")).unwrap();
+        assert_eq!(legend, PROFILES.len() + 2);
         let line = t.lines().find(|l| l.starts_with("neqo-bench")).unwrap();
         assert!(
             line.contains("1 Gbit/s") && line.contains("40 ms"),

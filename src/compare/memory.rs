@@ -12,14 +12,6 @@ use crate::{
     workloads::MatrixWorkload,
 };
 
-/// Legend of the many-streams columns (for report.md).
-pub const MEMORY_COLUMNS: &str = "credit/BDP = peak credit outstanding summed over all \
-streams (limit − bytes read: what the peer may make the receiver buffer) / BDP; \
-buffer = peak receive-buffer occupancy; budget/BDP = peak memory budget in force / BDP \
-(`-` without a budget); fairness = Jain's index over the streams' goodputs (equal \
-streams only); stall goodput = goodput of the streams that keep reading while the \
-others stall (from the stall's start to its end, or to the end of the run).";
-
 /// The table of a many-streams group: one row per tuner with time,
 /// goodput, peak credit / BDP, peak receive buffer, peak budget / BDP,
 /// fairness, stall goodput and flow-control-blocked time.
@@ -141,6 +133,7 @@ pub fn memory_markdown(reports: &[RunReport]) -> String {
             ]);
         }
         md.push_str(&t.markdown());
+        md.push_str(&crate::legend::markdown(&crate::legend::of(&t, &[])));
         let peers: Vec<String> = ["neqo", "double"]
             .into_iter()
             .filter_map(|p| runs.iter().find(|r| r.tuner == p && r.ok()))

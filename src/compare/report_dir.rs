@@ -1,22 +1,23 @@
 //! The report folder `compare` writes: `report.json` (every run), SVG bar
 //! charts, and `report.md` (what ran, the findings, each scenario's table
-//! and charts, the many-streams memory section, every run, the legend).
+//! and charts, the many-streams memory section, every run; a legend
+//! under each table).
 
 use std::path::{Path, PathBuf};
 
 use super::{
     colours::colour,
-    findings::{Memory, findings, findings_table, rank_goodput, summary_sentence},
+    findings::{Memory, findings, findings_legend, findings_table, rank_goodput, summary_sentence},
     matrix::Matrix,
-    memory::{MEMORY_COLUMNS, memory_markdown},
+    memory::memory_markdown,
     rows::{distinct, groups},
     run::run_count_phrase,
     summary::summary_table,
-    tables::{COLUMNS, group_table, group_title, is_memory_group},
+    tables::{group_table, group_title},
 };
 use crate::{
     error::LabError,
-    format,
+    format, legend,
     plot::{self, BarSeries, Scale},
     report::RunReport,
     spec::sanitize,
@@ -85,7 +86,8 @@ pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> St
         "\n## Findings\n\nPer scenario and path: the fastest strategy (highest goodput \
          among those that delivered everything; `unlimited`, flow control switched off, is \
          the bound, not a contender; with stalled readers the goodput of the streams that \
-         kept reading), its memory, and `default` against it (within 1 % is a tie).\n",
+         kept reading), its memory, whether its window cap held it back, how far it is \
+         from `unlimited`, and `default` against it (within 1 % is a tie).\n",
     );
     for s in findings(reports) {
         md.push_str(&format!(
@@ -95,6 +97,7 @@ pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> St
             summary_sentence(&s)
         ));
         md.push_str(&findings_table(&s).markdown());
+        md.push_str(&legend::markdown(&findings_legend(&s)));
     }
 
     md.push_str("\n## Scenarios\n\nEvery strategy on every path, with its charts.\n");
@@ -107,6 +110,7 @@ pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> St
             workload_line(reports, workload)
         ));
         md.push_str(&table.markdown());
+        md.push_str(&legend::markdown(&legend::of(&table, &[])));
         let stem = sanitize(workload);
         let charts: Vec<&str> = plots
             .iter()
@@ -136,18 +140,12 @@ pub fn markdown(reports: &[RunReport], matrix: &Matrix, plots: &[PathBuf]) -> St
             .filter(|g| g[0].workload == workload)
         {
             md.push_str(&format!("\n#### {}\n\n", group_title(&group[0])));
-            md.push_str(&group_table(group).markdown());
+            let table = group_table(group);
+            md.push_str(&table.markdown());
+            md.push_str(&legend::markdown(&legend::of(&table, &[])));
         }
         md.push_str("\n</details>\n");
     }
-
-    md.push_str("\n## Columns\n\n");
-    md.push_str(COLUMNS);
-    if groups(reports).into_iter().any(is_memory_group) {
-        md.push_str("\n\nMany-streams tables: ");
-        md.push_str(MEMORY_COLUMNS);
-    }
-    md.push('\n');
     md
 }
 

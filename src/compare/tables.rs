@@ -115,21 +115,15 @@ pub fn render_table(reports: &[RunReport]) -> String {
         }
         out.push_str(&group_title(&group[0]));
         out.push('\n');
-        out.push_str(&group_table(group).render("  "));
+        let table = group_table(group);
+        out.push_str(&table.render("  "));
+        out.push_str(&crate::legend::render(
+            &crate::legend::of(&table, &[]),
+            "  ",
+        ));
     }
     out
 }
-
-/// Legend of the table columns (for report.md and `--help`).
-pub const COLUMNS: &str = "ratio = simulated time / the fastest tuner's (1.00 = best); \
-time = simulated time until the last byte was read; goodput = bytes read × 8 / time; \
-win/BDP = peak stream receive window / bandwidth-delay product; \
-buffer = peak receive-buffer occupancy (received, not yet read); \
-drops = datagrams dropped on the path; fc idle = time the bottleneck link sat idle \
-because flow control held the sender back (it had data and congestion window but no \
-credit, and nothing queued kept the link busy): link time lost to flow control. \
-`report.json` also has `fc_blocked_s`, all the time the sender was held back, most of \
-which a standing queue usually covers.";
 
 #[cfg(test)]
 mod tests {
@@ -165,8 +159,11 @@ mod tests {
         );
         assert!(lines[5].starts_with("  neqo            -"), "{}", lines[5]);
         assert!(lines[3].contains("2.00"), "win/BDP: {}", lines[3]);
-        assert_eq!(lines[6], "");
-        assert!(lines[7].starts_with("lossy / bulk"));
-        assert_eq!(text.matches("ratio").count(), 2);
+        assert!(lines[6].starts_with("  legend: tuner = "), "{}", lines[6]);
+        let blank = lines.iter().position(|l| l.is_empty()).unwrap();
+        assert!(lines[7..blank].iter().all(|l| l.starts_with("    ")));
+        assert!(lines[blank + 1].starts_with("lossy / bulk"));
+        assert_eq!(text.matches("  ratio  ").count(), 2);
+        assert_eq!(text.matches("ratio = ").count(), 2);
     }
 }

@@ -425,3 +425,132 @@ fn a_hopeless_run_is_refused_unless_max_wall_bounds_it() {
     let v: Value = serde_json::from_str(&stdout(&out)).expect("the report prints");
     assert_eq!(v["end"], "stopped");
 }
+
+/// The legend after a table's last row: `legend: …` (text) or `Legend: …`
+/// (Markdown), its wrapped lines joined.
+fn legend_after<'a>(mut lines: impl Iterator<Item = &'a str>, markdown: bool) -> String {
+    let first = if markdown {
+        // A blank line, then the paragraph.
+        lines.find(|l| !l.trim().is_empty()).unwrap_or("")
+    } else {
+        lines.next().unwrap_or("")
+    };
+    let lead = if markdown { "Legend: " } else { "legend: " };
+    let Some(text) = first.trim_start().strip_prefix(lead) else {
+        return String::new();
+    };
+    let mut out = text.to_owned();
+    if !markdown {
+        for l in lines.take_while(|l| l.starts_with(" ")) {
+            out.push(' ');
+            out.push_str(l.trim());
+        }
+    }
+    out
+}
+
+/// Every column header of `headers` is defined in `legend` (`term = …`).
+fn defines_every_header(headers: &[&str], legend: &str, context: &str) {
+    assert!(!legend.is_empty(), "no legend under {context}");
+    for h in headers {
+        assert!(
+            legend.contains(&format!("{h} = ")),
+            "{h:?} undefined in the legend under {context}: {legend}"
+        );
+    }
+    assert!(!legend.contains(" = ?"), "{context}: {legend}");
+}
+
+/// Every table on stdout and in report.md has a legend under it that
+/// defines each of its column headers, units included.
+#[test]
+fn every_table_has_a_legend_defining_its_columns() {
+    let dir = scratch("legend");
+    let out_dir = dir.join("report");
+    let out = fc_lab(&[
+        "compare",
+        "--quick",
+        "--profile",
+        "residential-cable",
+        "--workload",
+        "bulk,slow-reader,many-100,stall-mix",
+        "--tuner",
+        "default,default-budget,neqo+budget,unlimited",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // stdout: an indented table per group, its header over a dashed rule.
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut tables = 0;
+    for (i, w) in lines.windows(2).enumerate() {
+        if !(w[1].trim_start().starts_with("-----") && w[1].starts_with("  ")) {
+            continue;
+        }
+        tables += 1;
+        let headers: Vec<&str> = w[0]
+            .split("  ")
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .collect();
+        let rows = lines[i + 2..]
+            .iter()
+            .take_while(|l| l.starts_with("  ") && !l.trim_start().starts_with("legend: "))
+            .count();
+        let legend = legend_after(lines[i + 2 + rows..].iter().copied(), false);
+        defines_every_header(&headers, &legend, w[0]);
+    }
+    assert_eq!(tables, 4, "{text}");
+    // The terms the issue names.
+    for term in [
+        "ratio = ",
+        "fc idle = ",
+        "win/BDP = ",
+        "credit/BDP = ",
+        "budget/BDP = ",
+    ] {
+        assert!(text.contains(term), "{term}: {text}");
+    }
+    assert!(text.contains("default-budget = ours without"), "{text}");
+
+    // report.md: every Markdown table.
+    let md = read(&out_dir.join("report.md"));
+    let lines: Vec<&str> = md.lines().collect();
+    let mut tables = 0;
+    for (i, w) in lines.windows(2).enumerate() {
+        if !(w[0].starts_with("| ") && w[1].starts_with("|---")) {
+            continue;
+        }
+        tables += 1;
+        let headers: Vec<&str> = w[0].trim_matches('|').split(" | ").map(str::trim).collect();
+        let rows = lines[i + 2..]
+            .iter()
+            .take_while(|l| l.starts_with('|'))
+            .count();
+        let legend = legend_after(lines[i + 2 + rows..].iter().copied(), true);
+        defines_every_header(&headers, &legend, w[0]);
+    }
+    // Findings, summary and every run for each of the 4 scenarios, and the
+    // memory section of many-100.
+    assert!(tables >= 13, "{tables} tables: {md}");
+    // The findings' memory column says what it measures per scenario.
+    assert!(
+        md.contains("memory = peak stream receive window / BDP"),
+        "{md}"
+    );
+    assert!(md.contains("memory = peak receive buffer"), "{md}");
+
+    // profiles: one table, its legend under it.
+    let text = stdout(&fc_lab(&["profiles"]));
+    let lines: Vec<&str> = text.lines().collect();
+    let headers: Vec<&str> = lines[0]
+        .split("  ")
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .collect();
+    let legend = legend_after(lines[2 + PROFILES.len()..].iter().copied(), false);
+    defines_every_header(&headers, &legend, "profiles");
+    let _ = std::fs::remove_dir_all(&dir);
+}
