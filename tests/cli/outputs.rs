@@ -554,3 +554,40 @@ fn every_table_has_a_legend_defining_its_columns() {
     defines_every_header(&headers, &legend, "profiles");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On `long-fat` the default 32 MiB cap holds the window and the summary
+/// says so; `--max-window` raises it, and the window grows past it.
+#[test]
+fn the_stream_cap_is_named_and_max_window_raises_it() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--profile", "long-fat", "--size", "256MiB"];
+        args.extend_from_slice(extra);
+        let out = fc_lab(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let capped = run(&[]);
+    assert!(
+        capped.contains("held at the tuner's 32 MiB cap, which --max-window raises"),
+        "{capped}"
+    );
+    let raised = run(&["--max-window", "256MiB", "--json"]);
+    let v: Value = serde_json::from_str(&raised).unwrap();
+    assert_eq!(u(&v, "max_stream_window_bytes"), 256 << 20);
+    assert!(u(&v, "peak_stream_window_bytes") > 32 << 20, "{v}");
+    let fixed = fc_lab(&[
+        "run",
+        "--profile",
+        "long-fat",
+        "--tuner",
+        "fixed:1MiB",
+        "--max-window",
+        "2MiB",
+    ]);
+    assert_eq!(fixed.status.code(), Some(2), "{}", stderr(&fixed));
+    assert!(
+        stderr(&fixed).contains("--max-window"),
+        "{}",
+        stderr(&fixed)
+    );
+}
