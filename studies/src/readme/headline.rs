@@ -30,6 +30,51 @@ impl Point {
     pub fn ms(rtt_s: f64) -> u64 {
         (rtt_s * 1000.0).round() as u64
     }
+
+    /// The runs of a results file's `runs` array that `keep` selects, one
+    /// point each in RTT order; a window at or above `unlimited` bytes is
+    /// infinite.
+    ///
+    /// # Errors
+    /// `bad(what)` for a run without its RTT, goodput, window or BDP, or
+    /// when no run is selected.
+    pub fn from_runs(
+        doc: &serde_json::Value,
+        keep: impl Fn(&serde_json::Value) -> bool,
+        unlimited: f64,
+        bad: impl Fn(&str) -> LabError,
+    ) -> Result<Vec<Self>, LabError> {
+        let num = |r: &serde_json::Value, key: &str| r.get(key).and_then(serde_json::Value::as_f64);
+        let mut points = doc
+            .get("runs")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|r| keep(r))
+            .map(|r| {
+                let rtt = num(r, "rtt_s").ok_or_else(|| bad("a run without its RTT"))?;
+                let goodput_bps =
+                    num(r, "goodput_bps").ok_or_else(|| bad("a run without its goodput"))?;
+                let window = num(r, "peak_stream_window_bytes")
+                    .ok_or_else(|| bad("a run without its window"))?;
+                let bdp = num(r, "bdp_bytes").ok_or_else(|| bad("a run without its BDP"))?;
+                Ok(Self {
+                    rtt_ms: Self::ms(rtt),
+                    goodput_bps,
+                    window_bdp: if window >= unlimited {
+                        f64::INFINITY
+                    } else {
+                        window / bdp
+                    },
+                })
+            })
+            .collect::<Result<Vec<Self>, LabError>>()?;
+        if points.is_empty() {
+            return Err(bad("no run"));
+        }
+        points.sort_by_key(|p| p.rtt_ms);
+        Ok(points)
+    }
 }
 
 /// A variant: its label in the stack's table, its column heading in the

@@ -116,39 +116,16 @@ pub(super) fn mission_points(variant: &str) -> Result<Vec<Point>, LabError> {
     let matrix = parse(MATRIX, MATRIX_PATH)?;
     let bad =
         |what: &str| LabError::Simulator(format!("{MATRIX_PATH}: mission / {variant}: {what}"));
-    let mut points = matrix
-        .get("runs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|r| {
+    Point::from_runs(
+        &matrix,
+        |r| {
             r.get("path").and_then(Value::as_str) == Some("mission")
                 && r.get("scenario").and_then(Value::as_str) == Some("bulk")
                 && r.get("variant").and_then(Value::as_str) == Some(variant)
-        })
-        .map(|r| {
-            let rtt = num(r, "rtt_s").ok_or_else(|| bad("a run without its RTT"))?;
-            let goodput_bps =
-                num(r, "goodput_bps").ok_or_else(|| bad("a run that did not complete"))?;
-            let window = num(r, "peak_stream_window_bytes")
-                .ok_or_else(|| bad("a run without its window"))?;
-            let bdp = num(r, "bdp_bytes").ok_or_else(|| bad("a run without its BDP"))?;
-            Ok(Point {
-                rtt_ms: Point::ms(rtt),
-                goodput_bps,
-                window_bdp: if window >= UNLIMITED {
-                    f64::INFINITY
-                } else {
-                    window / bdp
-                },
-            })
-        })
-        .collect::<Result<Vec<Point>, LabError>>()?;
-    if points.is_empty() {
-        return Err(bad("no run"));
-    }
-    points.sort_by_key(|p| p.rtt_ms);
-    Ok(points)
+        },
+        UNLIMITED,
+        bad,
+    )
 }
 
 /// The quinn-proto version the committed matrix ran.

@@ -106,40 +106,17 @@ pub(super) fn points(path: &str, scenario: &str, variant: &str) -> Result<Vec<Po
     let doc = parse()?;
     let bad =
         |what: &str| LabError::Simulator(format!("{PATH}: {path} {scenario} / {variant}: {what}"));
-    let mut points = doc
-        .get("runs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|r| {
+    Point::from_runs(
+        &doc,
+        |r| {
             r.get("path").and_then(Value::as_str) == Some(path)
                 && r.get("scenario").and_then(Value::as_str) == Some(scenario)
                 && r.get("variant").and_then(Value::as_str) == Some(variant)
                 && r.get("ecn").and_then(Value::as_bool) == Some(false)
-        })
-        .map(|r| {
-            let rtt = num(r, "rtt_s").ok_or_else(|| bad("a run without its RTT"))?;
-            let goodput_bps =
-                num(r, "goodput_bps").ok_or_else(|| bad("a run without its goodput"))?;
-            let window = num(r, "peak_stream_window_bytes")
-                .ok_or_else(|| bad("a run without its window"))?;
-            let bdp = num(r, "bdp_bytes").ok_or_else(|| bad("a run without its BDP"))?;
-            Ok(Point {
-                rtt_ms: Point::ms(rtt),
-                goodput_bps,
-                window_bdp: if window >= UNLIMITED {
-                    f64::INFINITY
-                } else {
-                    window / bdp
-                },
-            })
-        })
-        .collect::<Result<Vec<Point>, LabError>>()?;
-    if points.is_empty() {
-        return Err(bad("no run"));
-    }
-    points.sort_by_key(|p| p.rtt_ms);
-    Ok(points)
+        },
+        UNLIMITED,
+        bad,
+    )
 }
 
 /// The neqo commit the scoreboard ran, shortened.
