@@ -1,7 +1,8 @@
-//! The command line: `fc-studies readme` and `fc-studies calibrate`, with
+//! The command line: `fc-studies readme`, `fc-studies calibrate` and `fc-studies delay`, with
 //! fc-lab's flag parsers, error lines and progress bars.
 
 mod calibrate;
+mod delay;
 mod readme;
 
 use std::{ffi::OsString, path::PathBuf};
@@ -39,6 +40,27 @@ pub enum Command {
     /// or check them with --check (exit code 1 if any differs). A few
     /// minutes.
     Readme(ReadmeArgs),
+    /// Paths whose delay varies (jitter, loss recovery, random loss) and
+    /// the bufferbloat row, over 21 RTTs: ours against unlimited windows
+    /// and the peers (issue #42). About 10 minutes on 2 cores; --quick
+    /// about one.
+    Delay(DelayArgs),
+}
+
+/// Flags of `fc-studies delay`.
+#[derive(Debug, Args)]
+pub struct DelayArgs {
+    /// 3 RTTs and 256 MiB transfers instead of 21 and 1 GiB.
+    #[arg(long)]
+    pub quick: bool,
+    /// Also write the table to this Markdown file (e.g.
+    /// docs/varying-delay.md).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: the number of cores). Results do not
+    /// depend on it.
+    #[arg(long, value_name = "N", value_parser = threads_arg, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
 }
 
 /// Flags of `fc-studies readme`.
@@ -89,5 +111,6 @@ pub fn main_with_args(args: impl IntoIterator<Item = impl Into<OsString> + Clone
     run_command_line(args, |cli: Cli| match cli.command {
         Command::Calibrate(a) => calibrate::cmd_calibrate(&a),
         Command::Readme(a) => readme::cmd_readme(&a),
+        Command::Delay(a) => delay::cmd_delay(&a),
     })
 }
