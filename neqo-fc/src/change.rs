@@ -23,6 +23,9 @@ pub enum ChangeReason {
     Reclaim,
     /// The embedding stack (its application) set the window.
     Application,
+    /// A delay probe grew the window, or took back a growth that did not
+    /// raise the read rate (`src/receiver/probe.rs`).
+    DelayProbe,
 }
 
 impl ChangeReason {
@@ -36,6 +39,7 @@ impl ChangeReason {
             Self::Budget => "budget",
             Self::Reclaim => "reclaim",
             Self::Application => "application",
+            Self::DelayProbe => "delay_probe",
         }
     }
 }

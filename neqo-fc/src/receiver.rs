@@ -2,6 +2,7 @@
 //! the limits we advertise and the checks on what the peer sends. Updates
 //! are in `update.rs`, window growth in `tuning.rs`.
 
+mod probe;
 mod tuning;
 mod update;
 
@@ -56,6 +57,7 @@ pub struct ReceiverFlowControl<S> {
     /// Bytes the latest retirement call released at once.
     last_read: u64,
     step: tuning::StepMarks,
+    probe: probe::DelayProbe,
     /// `update_fraction × max_active`, at least 1 (kept: read per packet).
     threshold: u64,
 }
@@ -103,6 +105,7 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             held_back: false,
             last_read: 0,
             step: tuning::StepMarks::default(),
+            probe: probe::DelayProbe::default(),
             threshold: config.update_fraction.of(window).max(1),
         }
     }

@@ -224,7 +224,8 @@ fn assert_capped(m: &Metrics) {
 
 /// ACKs held for 500 ms inflate the RTT the client measures tenfold (1 GiB
 /// class path: 1 Gbit/s, 50 ms). With the default tuner (min RTT, seeded
-/// by the handshake) the window does not notice; with neqo's smoothed-RTT
+/// by the handshake; its delay probe keeps growing only while the read rate
+/// rises with the window) the window does not notice; with neqo's smoothed-RTT
 /// tuner it grows to, and stops at, the 32 MiB cap. Credit stays within
 /// the budget either way.
 #[test]

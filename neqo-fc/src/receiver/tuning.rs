@@ -31,7 +31,11 @@
 //! settles at most at `BDP / (1 − 2f)`.
 //!
 //! The divisor is `min_rtt` (neqo: `smoothed_rtt`): queueing delay is not a
-//! need, and a window grown for it would only deepen the queue.
+//! need, and a window grown for it would only deepen the queue. Delay the
+//! path adds (jitter, someone else's queue) is one, and the minimum RTT
+//! does not see it: where the rule keeps the window while credit holds the
+//! peer back, a delay probe (`probe.rs`, [`Tuner::probe_for_delay`]) tries
+//! one step more and keeps probing only while the read rate rises with it.
 //!
 //! ## The tuning step
 //!
@@ -110,6 +114,15 @@ pub trait Tuner {
     fn answers_blocked_at_once(&self) -> bool {
         false
     }
+
+    /// The window to try when [`Tuner::tune`] kept it, credit held the peer
+    /// back for two loops (smoothed RTTs) and the path's delay may be why
+    /// (see `src/receiver/probe.rs`). `input.delivered` and `input.elapsed`
+    /// cover those two loops. The controller then keeps probing only if the
+    /// read rate rises with the window. Default: the window (no probe).
+    fn probe_for_delay(&self, input: &TuneInput) -> u64 {
+        input.window
+    }
 }
 
 /// A tuner behind a reference or a smart pointer is that tuner.
@@ -128,6 +141,9 @@ macro_rules! forward_tuner {
             fn answers_blocked_at_once(&self) -> bool {
                 (**self).answers_blocked_at_once()
             }
+            fn probe_for_delay(&self, input: &TuneInput) -> u64 {
+                (**self).probe_for_delay(input)
+            }
         }
     )*};
 }
@@ -143,13 +159,26 @@ pub struct ExcessTuner {
     /// Share of the effective window held back as headroom (default 1/16):
     /// `effective = (1 − f) × window × (1 − headroom)`.
     pub headroom: Fraction,
+    /// The most one delay probe grows the window by, as a share of it
+    /// (default 1/16; zero: no probe, the minimum RTT alone). A full link
+    /// costs one such step beyond the rule's fixed point: see
+    /// [`Tuner::probe_for_delay`].
+    pub probe_step: Fraction,
 }
 
 impl ExcessTuner {
-    /// The default: bonus 6, headroom 1/16.
+    /// The default: bonus 6, headroom 1/16, probe step 1/16.
     pub const DEFAULT: Self = Self {
         bonus: 6,
         headroom: Fraction::SIXTEENTH,
+        probe_step: Fraction::SIXTEENTH,
+    };
+
+    /// The rule before delay probes: [`ExcessTuner::DEFAULT`] with a zero
+    /// probe step.
+    pub const MIN_RTT_ONLY: Self = Self {
+        probe_step: Fraction::ZERO,
+        ..Self::DEFAULT
     };
 }
 
@@ -196,6 +225,23 @@ impl Tuner for ExcessTuner {
         window
             .saturating_add(excess.saturating_mul(self.bonus))
             .saturating_add(delay_excess)
+    }
+
+    /// The same rule over the smoothed RTT, growing by at most
+    /// [`ExcessTuner::probe_step`] of the window.
+    fn probe_for_delay(&self, input: &TuneInput) -> u64 {
+        let window = input.window;
+        let rtt = input.rtt.smoothed();
+        if rtt <= input.rtt.min() {
+            return window;
+        }
+        let quantum = input.update_fraction.of(window);
+        let usable = window - quantum.min(window);
+        let effective = usable - self.headroom.of(usable).min(usable);
+        let expected = math::mul_div(effective, math::nanos(input.elapsed), math::nanos(rtt));
+        let excess = input.delivered.saturating_sub(expected);
+        let most = self.probe_step.of(window);
+        window.saturating_add(excess.saturating_mul(self.bonus).min(most))
     }
 }
 
@@ -274,8 +320,30 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             drained_steps,
             late,
         };
+        let probe = self.probe.step(now, self.probe_books(), rtt.smoothed());
         // A window already above the cap (set by rebalancing) stays.
         let wanted = tuner.tune(&input).min(self.max_window);
+        if wanted <= self.max_active
+            && let Some((delivered, elapsed)) = probe
+        {
+            let over_loops = TuneInput {
+                delivered,
+                elapsed,
+                ..input
+            };
+            let probed = tuner.probe_for_delay(&over_loops).min(self.max_window);
+            if probed > self.max_active {
+                let window = self.max_active;
+                self.probe.started(now, self.probe_books(), window);
+                self.step.grew = true;
+                return self.change_window(
+                    probed,
+                    ChangeReason::DelayProbe,
+                    Some(now),
+                    Some((rtt.smoothed(), elapsed)),
+                );
+            }
+        }
         let new = wanted.max(self.max_active);
         self.step.grew = new > self.max_active;
         self.change_window(
@@ -284,6 +352,16 @@ impl<S: FlowSubject> ReceiverFlowControl<S> {
             Some(now),
             Some((tuner.rtt_used(rtt), elapsed)),
         )
+    }
+
+    fn probe_books(&self) -> super::probe::Books {
+        super::probe::Books {
+            retired: self.retired,
+            consumed: self.consumed,
+            limit: self.max_allowed,
+            slack: self.threshold,
+            window: self.max_active,
+        }
     }
 
     fn close_interval(&mut self, now: Instant) {
@@ -321,10 +399,11 @@ mod tests {
         }
     }
 
-    /// The bare formula: no headroom, bonus 4.
+    /// The bare formula: no headroom, bonus 4, no probe.
     const NO_HEADROOM: ExcessTuner = ExcessTuner {
         headroom: Fraction::ZERO,
         bonus: 4,
+        probe_step: Fraction::ZERO,
     };
 
     #[test]
