@@ -61,6 +61,9 @@ fn tuner(term: &str) -> Option<String> {
     let choice = TunerChoice::parse(term).ok()?;
     let base = match choice.base {
         crate::tuners::TunerSpec::Default => "ours (neqo-fc's default tuner)".to_owned(),
+        crate::tuners::TunerSpec::MinRtt => {
+            "ours without delay probes (minimum RTT only)".to_owned()
+        }
         crate::tuners::TunerSpec::Neqo => "neqo main's auto-tuning".to_owned(),
         crate::tuners::TunerSpec::Double => "quiche / Chromium / ngtcp2 doubling".to_owned(),
         crate::tuners::TunerSpec::Fixed(size) => {

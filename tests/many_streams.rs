@@ -287,7 +287,7 @@ fn stall_flag_and_budget_suffix_reach_the_run() {
         ),
         (
             &["run", "--tuner", "double+budget+budget"],
-            "error: --tuner: expected default, neqo",
+            "error: --tuner: expected default, min-rtt, neqo",
         ),
         (
             &[

@@ -286,10 +286,11 @@ pub struct RunArgs {
     /// are read): 50:2s, 1:forever, 50:2s@500ms.
     #[arg(long, value_name = "N:DURATION[@START]", value_parser = stall_arg, allow_hyphen_values = true)]
     pub stall_readers: Option<Stall>,
-    /// Receive-window strategy: default (ours), neqo, double (quiche,
-    /// Chromium, ngtcp2), fixed:SIZE (static; fixed:1MiB = neqo before
-    /// tuning, fixed:256KiB = yamux), unlimited (upper bound). Only default
-    /// bounds memory with a connection budget; add +budget to give one to
+    /// Receive-window strategy: default (ours), min-rtt (ours without delay
+    /// probes), neqo, double (quiche, Chromium, ngtcp2), fixed:SIZE (static;
+    /// fixed:1MiB = neqo before tuning, fixed:256KiB = yamux), unlimited
+    /// (upper bound). Only default and min-rtt bound memory with a connection
+    /// budget; add +budget to give one to
     /// another (neqo+budget), -budget to take ours away (default-budget).
     #[arg(long, value_name = "NAME[:ARG][+budget|-budget]", value_parser = tuner_arg, default_value = "default")]
     pub tuner: TunerChoice,

@@ -252,7 +252,7 @@ mod tests {
             ),
             (
                 &["run", "--tuner", "magic"],
-                "error: --tuner: expected default, neqo",
+                "error: --tuner: expected default, min-rtt, neqo",
             ),
             (
                 &["run", "--update-fraction", "0"],

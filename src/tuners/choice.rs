@@ -202,7 +202,7 @@ mod tests {
         assert!(
             TunerChoice::parse("magic-budget")
                 .unwrap_err()
-                .starts_with("expected default, neqo, double")
+                .starts_with("expected default, min-rtt, neqo, double")
         );
     }
 

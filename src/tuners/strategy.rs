@@ -22,6 +22,9 @@ pub type SharedTuner = Arc<dyn Tuner + Send + Sync>;
 pub enum TunerSpec {
     /// Ours: `Config::default()` and `config.tuner()`.
     Default,
+    /// Ours without delay probes (`ExcessTuner::MIN_RTT_ONLY`): the rule as
+    /// it was before issue #42, for comparison.
+    MinRtt,
     /// neqo main's rule ([`NeqoTuner`]).
     Neqo,
     /// quiche / Chromium / ngtcp2 doubling ([`DoublingTuner`]).
@@ -33,7 +36,7 @@ pub enum TunerSpec {
 }
 
 /// What `TunerChoice::parse` accepts.
-pub const TUNER_EXPECTED: &str = "default, neqo, double, fixed:SIZE (e.g. fixed:1MiB, fixed:256KiB) \
+pub const TUNER_EXPECTED: &str = "default, min-rtt, neqo, double, fixed:SIZE (e.g. fixed:1MiB, fixed:256KiB) \
 or unlimited, optionally with +budget / -budget (e.g. neqo+budget, default-budget)";
 
 /// Flags that override a strategy's defaults.
@@ -97,7 +100,7 @@ impl TunerSpec {
     /// (`default`: `Config::default()` has it; no peer stack does).
     #[must_use]
     pub const fn has_budget(&self) -> bool {
-        matches!(self, Self::Default)
+        matches!(self, Self::Default | Self::MinRtt)
     }
 
     /// [`TunerSpec::parse`] of `s`, a part of `shown` (the whole value the
@@ -113,6 +116,7 @@ impl TunerSpec {
         };
         match name {
             "default" => no_arg(Self::Default),
+            "min-rtt" => no_arg(Self::MinRtt),
             "neqo" => no_arg(Self::Neqo),
             "double" => no_arg(Self::Double),
             "unlimited" => no_arg(Self::Unlimited),
@@ -139,6 +143,7 @@ impl TunerSpec {
     pub fn name(&self) -> String {
         match self {
             Self::Default => "default".to_owned(),
+            Self::MinRtt => "min-rtt".to_owned(),
             Self::Neqo => "neqo".to_owned(),
             Self::Double => "double".to_owned(),
             Self::Fixed(size) => format!("fixed:{}", size_name(*size)),
@@ -157,6 +162,7 @@ impl TunerSpec {
         let streams = u64::from(streams.max(1));
         let (tuner, mut config): (SharedTuner, Config) = match *self {
             Self::Default => (Arc::new(ExcessTuner::DEFAULT), Config::default()),
+            Self::MinRtt => (Arc::new(ExcessTuner::MIN_RTT_ONLY), Config::default()),
             Self::Neqo => {
                 let caps = NeqoTuner::CAPS;
                 let windows = [1 << 20, 2 << 20, caps.stream, caps.connection];
@@ -234,7 +240,7 @@ impl TunerSpec {
         if let Some(w) = overrides.max_window {
             if matches!(self, Self::Fixed(_) | Self::Unlimited) {
                 return Err(ConfigError(
-                    "--max-window applies to the tuners that grow a window (default, neqo, double)",
+                    "--max-window applies to the tuners that grow a window (default, min-rtt, neqo, double)",
                 ));
             }
             if w > MAX_VARINT || w < config.initial_stream_window {
@@ -303,6 +309,7 @@ mod tests {
     fn parse_and_name_round_trip() {
         for (s, spec) in [
             ("default", TunerSpec::Default),
+            ("min-rtt", TunerSpec::MinRtt),
             ("neqo", TunerSpec::Neqo),
             ("double", TunerSpec::Double),
             ("unlimited", TunerSpec::Unlimited),

@@ -45,7 +45,7 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
         ),
         (
             &["run", "--tuner", "quic"],
-            "error: --tuner: expected default, neqo, double, fixed:SIZE",
+            "error: --tuner: expected default, min-rtt, neqo, double, fixed:SIZE",
         ),
         (
             &["run", "--tuner", "fixed:big"],

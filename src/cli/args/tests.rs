@@ -172,7 +172,7 @@ fn many_streams_flags() {
         ),
         (
             &["run", "--tuner", "neqo+budgets"],
-            "error: --tuner: expected default, neqo",
+            "error: --tuner: expected default, min-rtt, neqo",
         ),
         (
             &["run", "--tuner", "unlimited+budget"],
@@ -180,7 +180,7 @@ fn many_streams_flags() {
         ),
         (
             &["compare", "--tuner", "default,double+"],
-            "error: --tuner: expected default, neqo",
+            "error: --tuner: expected default, min-rtt, neqo",
         ),
         (
             &[
