@@ -4,7 +4,8 @@
 //!
 //! Each row is one stream of 1 GiB (a quarter with `--quick`) swept over
 //! 21 RTTs, 20–100 ms every 4 ms (20, 60 and 100 ms with `--quick`), for
-//! ours, the bound (`unlimited`) and the peers the issue names. Per row and
+//! ours, the bound (`unlimited`), the peers the issue names, and ours
+//! without its delay probes (`min-rtt`, the rule before them). Per row and
 //! strategy: the mean goodput, the worst single RTT against `unlimited`,
 //! the mean peak stream window in BDPs (of the minimum RTT), and the mean
 //! seconds the link sat idle because the sender had data and congestion
@@ -101,13 +102,15 @@ pub const ROWS: [Row; 7] = [
     },
 ];
 
-/// The strategies, in column order: ours, the bound, the peers.
-pub const TUNERS: [TunerSpec; 5] = [
+/// The strategies, in column order: ours, the bound, the peers, and ours
+/// before delay probes (`min-rtt`).
+pub const TUNERS: [TunerSpec; 6] = [
     TunerSpec::Default,
     TunerSpec::Unlimited,
     TunerSpec::Neqo,
     TunerSpec::Double,
     TunerSpec::Fixed(8 << 20),
+    TunerSpec::MinRtt,
 ];
 
 /// The RTTs swept, ms.
