@@ -313,6 +313,17 @@ mod tests {
                 .step(self.t0 + self.now, self.books(consumed), LOOP)
         }
 
+        /// Three steady loops at 800_000 bytes, then a probe of 1/16 on a
+        /// window of 1_000_000.
+        fn probed() -> Self {
+            let mut d = Self::new(1_000_000);
+            for _ in 0..3 {
+                d.read_loop(800_000, true);
+            }
+            d.grow(62_500);
+            d
+        }
+
         fn grow(&mut self, by: u64) {
             let before = self.window;
             self.window += by;
@@ -341,11 +352,7 @@ mod tests {
         // +1/16 of the window pays with a rate 1/8 × 1/16 higher over the two
         // loops that judge it (806_250 per loop against 800_000), not less.
         for (per_loop, paid) in [(806_250, true), (806_249, false)] {
-            let mut d = Driver::new(1_000_000);
-            for _ in 0..3 {
-                d.read_loop(800_000, true);
-            }
-            d.grow(62_500);
+            let mut d = Driver::probed();
             // The loop that starts at the probe is not judged; the next two are.
             assert_eq!(d.read_loop(800_000, true), None);
             assert_eq!(d.read_loop(per_loop, true), None);
@@ -356,11 +363,7 @@ mod tests {
 
     #[test]
     fn a_probe_the_rate_does_not_pay_holds_until_the_rate_rises_an_eighth() {
-        let mut d = Driver::new(1_000_000);
-        for _ in 0..3 {
-            d.read_loop(800_000, true);
-        }
-        d.grow(62_500);
+        let mut d = Driver::probed();
         for _ in 0..3 {
             assert_eq!(d.read_loop(800_000, true), None);
         }
@@ -375,11 +378,7 @@ mod tests {
 
     #[test]
     fn a_dip_while_judged_is_not_taken_for_room_after_it() {
-        let mut d = Driver::new(1_000_000);
-        for _ in 0..3 {
-            d.read_loop(800_000, true);
-        }
-        d.grow(62_500);
+        let mut d = Driver::probed();
         d.read_loop(800_000, true);
         d.read_loop(400_000, true);
         d.read_loop(400_000, true);
