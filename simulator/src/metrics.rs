@@ -120,6 +120,11 @@ pub struct Metrics {
     pub final_srtt: Duration,
     /// Minimum RTT seen by the sender.
     pub min_rtt: Duration,
+    /// With cross traffic: bytes the other connection's client read while
+    /// ours ran (from its start to `duration` after); else 0.
+    pub cross_bytes: u64,
+    /// `cross_bytes` over `duration`, bit/s.
+    pub cross_goodput_bps: f64,
     /// Why the run ended.
     pub end: RunEnd,
 }

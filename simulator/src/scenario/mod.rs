@@ -6,6 +6,7 @@
 //! one out (no `transport`), so the transport reads them and never the
 //! other way round.
 
+mod cross;
 mod fixed;
 mod hostile;
 mod transport_options;
@@ -16,6 +17,7 @@ use std::{sync::Arc, time::Duration};
 use neqo_fc::{Config, ConfigError, ExcessTuner, Tuner, ValidConfig};
 
 pub use self::{
+    cross::{CROSS_BYTES, CrossTraffic},
     fixed::{Fixed, unlimited_windows},
     hostile::Hostile,
     transport_options::TransportOptions,
@@ -57,6 +59,8 @@ pub struct Scenario {
     pub transport: TransportOptions,
     /// Scripted server misbehaviour (default `None`: a well-behaved peer).
     pub hostile: Option<Hostile>,
+    /// A second connection sharing the path (default `None`: ours alone).
+    pub cross: Option<CrossTraffic>,
 }
 
 impl std::fmt::Debug for Scenario {
@@ -69,6 +73,7 @@ impl std::fmt::Debug for Scenario {
             .field("cc", &self.cc)
             .field("seed", &self.seed)
             .field("hostile", &self.hostile)
+            .field("cross", &self.cross)
             .finish_non_exhaustive()
     }
 }
@@ -98,6 +103,7 @@ impl Scenario {
             sample_interval: Duration::ZERO,
             transport: TransportOptions::DEFAULT,
             hostile: None,
+            cross: None,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::{
     net::{Path, Verdict},
     progress::{Observer, PROGRESS_EVERY, Progress, RunEnd},
     rng::Rng,
-    scenario::{RunResult, Scenario},
+    scenario::{CROSS_BYTES, CrossTraffic, RunResult, Scenario},
     time::Time,
     trace::Endpoint,
 };
@@ -27,9 +27,32 @@ use super::{
 const MAX_SAMPLES: usize = 2048;
 
 /// Events stay small (packets wait in a slab) so the heap moves little.
+/// `flow` 0 is the measured connection, 1 the cross traffic's.
 enum Event {
-    Deliver { to: Endpoint, slot: u32 },
-    Timer { who: Endpoint, generation: u64 },
+    Deliver {
+        flow: u8,
+        to: Endpoint,
+        slot: u32,
+    },
+    Timer {
+        flow: u8,
+        who: Endpoint,
+        generation: u64,
+    },
+    Start {
+        flow: u8,
+    },
+}
+
+/// The cross-traffic connection ([`CrossTraffic`]) and what the run
+/// reports of it.
+struct Cross {
+    client: Connection,
+    server: Connection,
+    /// When it starts.
+    start: Time,
+    /// Bytes its client had read when the measured connection started.
+    delivered_at_our_start: u64,
 }
 
 /// A point in a run: time and bytes read on unstalled streams.
@@ -59,6 +82,69 @@ impl Slab {
             .take()
             .expect("slot holds a packet")
     }
+}
+
+/// The client and server of `s`, whose flow-control settings validated
+/// as `fc`, starting at `start` (the workload's stall counts from there).
+fn endpoints(s: &Scenario, fc: ValidConfig, start: Duration) -> (Connection, Connection) {
+    let streams = u64::from(s.workload.streams.max(1));
+    let stall = s.workload.stall.map(|st| crate::scenario::Stall {
+        start: st.start.saturating_add(start),
+        ..st
+    });
+    let base = ConnConfig {
+        endpoint: Endpoint::Client,
+        transport: s.transport,
+        fc,
+        tuner: s.tuner.clone(),
+        cc: s.cc,
+        verify: s.verify,
+        trace: s.trace,
+    };
+    // HTTP/3-like: the client asks on each of its bidirectional streams
+    // and the server answers on the same stream.
+    let requests = vec![REQUEST_BYTES; usize::try_from(streams).unwrap_or(0)];
+    let mut client = Connection::new(
+        base.clone(),
+        Outgoing {
+            kind: StreamKind::Request,
+            bytes: &requests,
+            on_request: false,
+        },
+        streams,
+        Reader::new(s.workload.reader, stall, streams),
+    );
+    if s.hostile.is_some() {
+        client.app_mut().forget_dead_readers();
+    }
+    let responses: Vec<u64> = (0..streams)
+        .map(|i| s.workload.kind.stream_bytes(i))
+        .collect();
+    // A hostile server may push streams of its own instead.
+    let (kind, send) = match &s.hostile {
+        Some(h) => match h.pushed_streams() {
+            Some(pushed) => (StreamKind::Push, pushed),
+            None => (StreamKind::Request, responses),
+        },
+        None => (StreamKind::Request, responses),
+    };
+    let mut server = Connection::new(
+        ConnConfig {
+            endpoint: Endpoint::Server,
+            ..base
+        },
+        Outgoing {
+            kind,
+            bytes: &send,
+            on_request: kind == StreamKind::Request,
+        },
+        streams,
+        Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, streams),
+    );
+    if let Some(h) = s.hostile {
+        server.set_hostile(h);
+    }
+    (client, server)
 }
 
 /// Runs one scenario to completion (an error, a stall, or its time limit).
@@ -96,11 +182,19 @@ pub struct Simulation {
     queue: EventQueue<Event>,
     client: Connection,
     server: Connection,
+    /// A second connection sharing both paths, if the scenario has one.
+    cross: Option<Box<Cross>>,
+    /// When the measured connection starts.
+    our_start: Time,
+    /// Events of the measured connection in the queue: with none left it
+    /// is idle, and the run ends even while the cross traffic goes on.
+    ours_pending: u64,
     forward: Path,
     reverse: Path,
     rng: Rng,
     hash: EventHash,
-    timer: [(Option<Time>, u64); 2],
+    /// Per [`node`]: the pending timer and its generation.
+    timer: [(Option<Time>, u64); 4],
     series: Vec<Sample>,
     sample_every: Duration,
     next_sample: Time,
@@ -138,9 +232,16 @@ fn slot(e: Endpoint) -> usize {
     }
 }
 
-/// The event-queue lane of deliveries to `to`: one per path direction.
+/// The event-queue lane of deliveries to `to`: one per path direction
+/// (both connections' packets cross the same FIFO paths).
 fn lane(to: Endpoint) -> usize {
     slot(to)
+}
+
+/// One endpoint of one connection: 0–1 the measured, 2–3 the cross
+/// traffic's.
+fn node(flow: u8, e: Endpoint) -> usize {
+    usize::from(flow) * 2 + slot(e)
 }
 
 impl Simulation {
@@ -148,59 +249,9 @@ impl Simulation {
     /// settings validated as `fc` ([`Scenario::flow_control`]).
     #[must_use]
     pub fn new(s: &Scenario, fc: ValidConfig) -> Self {
-        let streams = u64::from(s.workload.streams.max(1));
-        let base = ConnConfig {
-            endpoint: Endpoint::Client,
-            transport: s.transport,
-            fc,
-            tuner: s.tuner.clone(),
-            cc: s.cc,
-            verify: s.verify,
-            trace: s.trace,
-        };
-        // HTTP/3-like: the client asks on each of its bidirectional streams
-        // and the server answers on the same stream.
-        let requests = vec![REQUEST_BYTES; usize::try_from(streams).unwrap_or(0)];
-        let mut client = Connection::new(
-            base.clone(),
-            Outgoing {
-                kind: StreamKind::Request,
-                bytes: &requests,
-                on_request: false,
-            },
-            streams,
-            Reader::new(s.workload.reader, s.workload.stall, streams),
-        );
-        if s.hostile.is_some() {
-            client.app_mut().forget_dead_readers();
-        }
-        let responses: Vec<u64> = (0..streams)
-            .map(|i| s.workload.kind.stream_bytes(i))
-            .collect();
-        // A hostile server may push streams of its own instead.
-        let (kind, send) = match &s.hostile {
-            Some(h) => match h.pushed_streams() {
-                Some(pushed) => (StreamKind::Push, pushed),
-                None => (StreamKind::Request, responses),
-            },
-            None => (StreamKind::Request, responses),
-        };
-        let mut server = Connection::new(
-            ConnConfig {
-                endpoint: Endpoint::Server,
-                ..base
-            },
-            Outgoing {
-                kind,
-                bytes: &send,
-                on_request: kind == StreamKind::Request,
-            },
-            streams,
-            Reader::new(crate::scenario::ReaderSpeed::Unlimited, None, streams),
-        );
-        if let Some(h) = s.hostile {
-            server.set_hostile(h);
-        }
+        let our_start = s.cross.map_or(Duration::ZERO, CrossTraffic::our_start);
+        let (client, server) = endpoints(s, fc, our_start);
+        let cross = s.cross.map(|c| Box::new(Cross::new(s, c)));
         let rtt = s.forward.delay + s.reverse.delay;
         let sample_every = if s.sample_interval.is_zero() {
             (rtt / 2).max(Duration::from_millis(1))
@@ -211,11 +262,14 @@ impl Simulation {
             queue: EventQueue::with_capacity(1 << 12),
             client,
             server,
+            cross,
+            our_start: Time::ZERO + our_start,
+            ours_pending: 0,
             forward: Path::new(&s.forward),
             reverse: Path::new(&s.reverse),
             rng: Rng::new(s.seed),
             hash: EventHash::new(),
-            timer: [(None, 0); 2],
+            timer: [(None, 0); 4],
             series: Vec::new(),
             sample_every,
             next_sample: Time::ZERO,
@@ -224,7 +278,10 @@ impl Simulation {
             out: Vec::new(),
             slab: Slab::default(),
             pool: Vec::new(),
-            stall: s.workload.stall,
+            stall: s.workload.stall.map(|st| crate::scenario::Stall {
+                start: st.start.saturating_add(our_start),
+                ..st
+            }),
             stall_marks: (None, None),
             hostile: s.hostile.is_some(),
             fc_watch: None,
@@ -254,18 +311,21 @@ impl Simulation {
         });
     }
 
-    fn conn(&mut self, e: Endpoint) -> &mut Connection {
-        match e {
-            Endpoint::Client => &mut self.client,
-            Endpoint::Server => &mut self.server,
+    fn conn(&mut self, flow: u8, e: Endpoint) -> &mut Connection {
+        match (flow, e, self.cross.as_deref_mut()) {
+            (0, Endpoint::Client, _) => &mut self.client,
+            (0, Endpoint::Server, _) => &mut self.server,
+            (_, Endpoint::Client, Some(c)) => &mut c.client,
+            (_, Endpoint::Server, Some(c)) => &mut c.server,
+            (_, _, None) => unreachable!("events of flow 1 only exist with cross traffic"),
         }
     }
 
-    /// Sends what `who` has to send and re-arms its timer.
-    fn service(&mut self, now: Time, who: Endpoint) {
+    /// Sends what `who` of `flow` has to send and re-arms its timer.
+    fn service(&mut self, now: Time, flow: u8, who: Endpoint) {
         let mut out = std::mem::take(&mut self.out);
         let mut pool = std::mem::take(&mut self.pool);
-        self.conn(who).output(now, &mut out, &mut pool);
+        self.conn(flow, who).output(now, &mut out, &mut pool);
         self.pool = pool;
         for mut pkt in out.drain(..) {
             let (path, to) = match who {
@@ -277,28 +337,37 @@ impl Simulation {
                 pkt.ecn = ecn;
                 if let Some(copy_at) = path.take_duplicate() {
                     let slot = self.slab.insert(pkt.clone());
-                    self.queue.push(copy_at, Event::Deliver { to, slot });
+                    self.queue.push(copy_at, Event::Deliver { flow, to, slot });
+                    self.ours_pending += u64::from(flow == 0);
                 }
                 let slot = self.slab.insert(pkt);
                 // A path direction delivers in the order it was entered
                 // (unless jitter reorders): one FIFO lane per direction.
                 self.queue
-                    .push_in_lane(lane(to), at, Event::Deliver { to, slot });
+                    .push_in_lane(lane(to), at, Event::Deliver { flow, to, slot });
+                self.ours_pending += u64::from(flow == 0);
             }
         }
         self.out = out;
-        let next = self.conn(who).next_timeout(now);
+        let next = self.conn(flow, who).next_timeout(now);
         // A timer that fires early is harmless (the endpoint re-checks), so
         // keep an earlier pending one instead of queueing another event.
-        let (scheduled, generation) = &mut self.timer[slot(who)];
+        let (scheduled, generation) = &mut self.timer[node(flow, who)];
         let keep = matches!((*scheduled, next), (Some(s), Some(n)) if s <= n);
         if !keep && next != *scheduled {
             *scheduled = next;
             *generation += 1;
             if let Some(t) = next {
                 let g = *generation;
-                self.queue
-                    .push(t.max(now), Event::Timer { who, generation: g });
+                self.queue.push(
+                    t.max(now),
+                    Event::Timer {
+                        flow,
+                        who,
+                        generation: g,
+                    },
+                );
+                self.ours_pending += u64::from(flow == 0);
             }
         }
     }
@@ -333,15 +402,33 @@ impl Simulation {
     /// `observer` stops it.
     #[must_use]
     pub fn run(mut self, observer: Observer<'_>) -> RunResult {
-        let rtt = self.forward_rtt();
-        self.client.start(Time::ZERO, rtt);
-        self.server.start(Time::ZERO, rtt);
-        self.service(Time::ZERO, Endpoint::Server);
-        self.service(Time::ZERO, Endpoint::Client);
+        let starts = [
+            (0, self.our_start),
+            (1, self.cross.as_ref().map_or(Time::ZERO, |c| c.start)),
+        ];
+        for (flow, at) in starts {
+            if flow == 1 && self.cross.is_none() {
+                continue;
+            }
+            if at == Time::ZERO {
+                self.start(Time::ZERO, flow);
+            } else {
+                self.queue.push(at, Event::Start { flow });
+                self.ours_pending += u64::from(flow == 0);
+            }
+        }
         self.watch_fc(Time::ZERO);
         let mut now = Time::ZERO;
         let mut end = RunEnd::Idle;
-        while let Some((t, ev)) = self.queue.pop() {
+        loop {
+            // Nothing of ours left to happen: idle, as an empty queue is
+            // without cross traffic.
+            if self.cross.is_some() && self.ours_pending == 0 {
+                break;
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                break;
+            };
             if t > self.time_limit {
                 end = RunEnd::TimeLimit;
                 break;
@@ -352,31 +439,49 @@ impl Simulation {
             }
             self.account_fc(t);
             now = t;
-            let who = match ev {
-                Event::Deliver { to, slot: i } => {
+            let (Event::Deliver { flow, .. } | Event::Timer { flow, .. } | Event::Start { flow }) =
+                ev;
+            self.ours_pending -= u64::from(flow == 0);
+            let (flow, who) = match ev {
+                Event::Deliver { flow, to, slot: i } => {
                     self.events += 1;
                     self.hash.mix(t.as_nanos());
                     let pkt = self.slab.take(i);
-                    self.hash.mix(pkt.pn << 1 | slot(to) as u64);
-                    let frames = self.conn(to).on_packet(now, pkt);
+                    // The measured connection's words as without cross
+                    // traffic; the other's apart from them.
+                    self.hash.mix(pkt.pn << (1 + flow) | node(flow, to) as u64);
+                    let frames = self.conn(flow, to).on_packet(now, pkt);
                     if frames.capacity() > 0 && self.pool.len() < POOL_MAX {
                         self.pool.push(frames);
                     }
-                    to
+                    (flow, to)
                 }
-                Event::Timer { who, generation } => {
-                    if self.timer[slot(who)].1 != generation {
+                Event::Timer {
+                    flow,
+                    who,
+                    generation,
+                } => {
+                    let n = node(flow, who);
+                    if self.timer[n].1 != generation {
                         continue;
                     }
-                    self.timer[slot(who)].0 = None;
+                    self.timer[n].0 = None;
                     self.events += 1;
                     self.hash.mix(t.as_nanos());
-                    self.hash.mix(u64::MAX - slot(who) as u64);
-                    self.conn(who).on_timeout(now);
-                    who
+                    self.hash.mix(u64::MAX - n as u64);
+                    self.conn(flow, who).on_timeout(now);
+                    (flow, who)
+                }
+                Event::Start { flow } => {
+                    self.events += 1;
+                    self.hash.mix(t.as_nanos());
+                    self.hash.mix(u64::MAX - 4 - u64::from(flow));
+                    self.start(now, flow);
+                    self.watch_fc(now);
+                    continue;
                 }
             };
-            self.service(now, who);
+            self.service(now, flow, who);
             self.watch_fc(now);
             self.track_stall(now);
             let done = if self.hostile {
@@ -389,6 +494,14 @@ impl Simulation {
                 break;
             }
             if self.client.closed.is_some() || self.server.closed.is_some() {
+                end = RunEnd::ConnectionError;
+                break;
+            }
+            if self.cross.as_ref().is_some_and(|c| {
+                // A closed cross connection would leave the path to ours: a
+                // different run than the one asked for.
+                c.client.closed.is_some() || c.server.closed.is_some()
+            }) {
                 end = RunEnd::ConnectionError;
                 break;
             }
@@ -421,9 +534,14 @@ impl Simulation {
             {
                 break;
             }
-            if let Event::Deliver { to, slot: i } = ev {
+            if let Event::Deliver {
+                flow: 0,
+                to,
+                slot: i,
+            } = ev
+            {
                 let pkt = self.slab.take(i);
-                let _ = self.conn(to).on_packet(t, pkt);
+                let _ = self.conn(0, to).on_packet(t, pkt);
             }
         }
     }
@@ -453,10 +571,31 @@ impl Simulation {
         (secs > 0.0).then(|| (b1 - b0) as f64 * 8.0 / secs)
     }
 
-    /// The handshake's RTT sample: both one-way propagation delays. A real
-    /// connection has one before its first STREAM frame.
-    fn forward_rtt(&self) -> Duration {
-        self.forward.delay() + self.reverse.delay()
+    /// The handshake's RTT sample at `now`: both one-way propagation
+    /// delays plus the wait in each bottleneck's queue (someone else's,
+    /// with cross traffic). A real connection has one before its first
+    /// STREAM frame.
+    fn handshake_rtt(&self, now: Time) -> Duration {
+        let wait = |p: &Path| {
+            p.bottleneck()
+                .map_or(Duration::ZERO, |b| b.busy_until() - now)
+        };
+        self.forward.delay() + self.reverse.delay() + wait(&self.forward) + wait(&self.reverse)
+    }
+
+    /// Starts `flow` at `now`: both ends get the handshake's RTT sample and
+    /// send what they have.
+    fn start(&mut self, now: Time, flow: u8) {
+        let rtt = self.handshake_rtt(now);
+        if flow == 0
+            && let Some(c) = self.cross.as_deref_mut()
+        {
+            c.delivered_at_our_start = c.client.app().delivered();
+        }
+        self.conn(flow, Endpoint::Client).start(now, rtt);
+        self.conn(flow, Endpoint::Server).start(now, rtt);
+        self.service(now, flow, Endpoint::Server);
+        self.service(now, flow, Endpoint::Client);
     }
 
     fn finish(mut self, now: Time, end: RunEnd) -> RunResult {
@@ -466,14 +605,16 @@ impl Simulation {
         let s = &self.server;
         let fwd = self.forward.stats();
         let rev = self.reverse.stats();
-        let duration = c
+        let t0 = self.our_start;
+        let since_start = |t: Time| t.as_duration().saturating_sub(t0.as_duration());
+        let last_read = c
             .app()
             .completion()
             .iter()
             .flatten()
             .max()
-            .map_or(now, |&t| t)
-            .as_duration();
+            .map_or(now, |&t| t);
+        let duration = since_start(last_read);
         let completed = if self.hostile {
             c.app().all_streams_completed()
         } else {
@@ -483,10 +624,20 @@ impl Simulation {
         let duration = if completed {
             duration
         } else {
-            now.as_duration()
+            since_start(now)
         };
         let bytes = c.app().delivered();
         let secs = duration.as_secs_f64();
+        // The link's busy time is over the whole run, both connections.
+        let run_secs = (t0.as_duration() + duration).as_secs_f64();
+        let (cross_bytes, cross_error) = self.cross.as_deref().map_or((0, None), |x| {
+            let read = x.client.app().delivered() - x.delivered_at_our_start;
+            let error = x.client.closed.clone().or_else(|| x.server.closed.clone());
+            (
+                read,
+                error.map(|(code, reason)| (code, format!("cross traffic: {reason}"))),
+            )
+        });
         let goodput_bps = if secs > 0.0 {
             bytes as f64 * 8.0 / secs
         } else {
@@ -496,15 +647,15 @@ impl Simulation {
             .app()
             .completion()
             .iter()
-            .map(|t| t.map_or(duration, Time::as_duration))
+            .map(|t| t.map_or(duration, since_start))
             .collect();
         let metrics = Metrics {
             bytes,
             duration,
             completed,
             goodput_bps,
-            link_utilisation: if secs > 0.0 {
-                fwd.busy_time.as_secs_f64() / secs
+            link_utilisation: if run_secs > 0.0 {
+                fwd.busy_time.as_secs_f64() / run_secs
             } else {
                 0.0
             },
@@ -539,7 +690,17 @@ impl Simulation {
             stream_completion,
             events: self.events,
             event_hash: self.hash.value(),
-            error: c.closed.clone().or_else(|| s.closed.clone()),
+            error: c
+                .closed
+                .clone()
+                .or_else(|| s.closed.clone())
+                .or(cross_error),
+            cross_bytes,
+            cross_goodput_bps: if secs > 0.0 {
+                cross_bytes as f64 * 8.0 / secs
+            } else {
+                0.0
+            },
             verify_failures: c.stats.verify_failures,
             stall_goodput_bps,
             peak_budget: c.stats.peak_budget,
@@ -579,4 +740,31 @@ fn jain(completion: &[Duration]) -> f64 {
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
     sum * sum / (xs.len() as f64 * sq)
+}
+
+impl Cross {
+    /// The other connection of `s`: one bulk stream of [`CROSS_BYTES`],
+    /// windows out of the way, `s`'s transport and congestion control, no
+    /// trace, no verification.
+    fn new(s: &Scenario, cross: CrossTraffic) -> Self {
+        let other = Scenario {
+            workload: crate::scenario::Workload::bulk(CROSS_BYTES),
+            hostile: None,
+            cross: None,
+            verify: false,
+            trace: crate::trace::TraceLevel::Off,
+            ..s.clone()
+        }
+        .unlimited_windows();
+        let fc = other
+            .flow_control()
+            .expect("unlimited windows on one stream validate");
+        let (client, server) = endpoints(&other, fc, cross.cross_start());
+        Self {
+            client,
+            server,
+            start: Time::ZERO + cross.cross_start(),
+            delivered_at_our_start: 0,
+        }
+    }
 }
