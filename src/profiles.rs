@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use neqo_fc_sim::net::{EcnRewrite, LossModel, PathConfig, bdp_bytes};
+use neqo_fc_sim::{
+    net::{EcnRewrite, LossModel, PathConfig, bdp_bytes},
+    scenario::CrossTraffic,
+};
 
 use crate::units::QueueSpec;
 
@@ -193,6 +196,7 @@ impl Profile {
             reverse_loss: 0.0,
             codel: false,
             ecn_rewrite: EcnRewrite::Keep,
+            cross: None,
         }
     }
 }
@@ -232,6 +236,8 @@ pub struct PathSpec {
     /// What a middlebox does to the ECN field, both directions (the
     /// faults ECN validation catches).
     pub ecn_rewrite: EcnRewrite,
+    /// A second connection sharing the path (`--cross`), `None`: ours alone.
+    pub cross: Option<CrossTraffic>,
 }
 
 impl PathSpec {
@@ -323,6 +329,17 @@ impl PathSpec {
             EcnRewrite::Keep => {}
             EcnRewrite::Clear => s.push_str(", a middlebox clears ECN"),
             EcnRewrite::Ect1 => s.push_str(", a middlebox rewrites ECT(0) to ECT(1)"),
+        }
+        match self.cross {
+            None => {}
+            Some(CrossTraffic::First { lead }) => s.push_str(&format!(
+                ", a bulk connection {} ahead of ours",
+                format::duration(lead)
+            )),
+            Some(CrossTraffic::Second { after }) => s.push_str(&format!(
+                ", a bulk connection from {} after ours",
+                format::duration(after)
+            )),
         }
         s
     }

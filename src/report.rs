@@ -45,6 +45,13 @@ pub struct RunReport {
     pub loss_rate: f64,
     /// Largest jitter on the data direction.
     pub jitter_s: f64,
+    /// Cross traffic (`--cross`): `first:3s`, `second:2s`; `null` = none.
+    #[serde(default)]
+    pub cross: Option<String>,
+    /// With cross traffic, the other connection's goodput while ours ran
+    /// (0 without).
+    #[serde(default)]
+    pub cross_goodput_bps: f64,
     /// Rate of the reverse direction (ACKs, MAX_*); the link rate unless
     /// set apart (`--reverse-rate`).
     pub reverse_rate_bps: u64,

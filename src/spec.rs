@@ -85,6 +85,7 @@ impl RunSpec {
         scenario.seed = self.seed;
         scenario.verify = self.verify;
         scenario.trace = self.trace;
+        scenario.cross = self.path.cross;
         if let Some(limit) = self.time_limit {
             scenario.time_limit = limit;
         }
@@ -138,6 +139,7 @@ impl RunSpec {
         report.link_utilisation = m.link_utilisation;
         report.min_rtt_s = m.min_rtt.as_secs_f64();
         report.final_srtt_s = m.final_srtt.as_secs_f64();
+        report.cross_goodput_bps = m.cross_goodput_bps;
         report.completed = m.completed;
         report.end = m.end.as_str().to_owned();
         report.error = m
@@ -199,6 +201,7 @@ impl RunSpec {
             queue_bytes: path.queue_bytes,
             loss_rate: path.loss,
             jitter_s: path.jitter.as_secs_f64(),
+            cross: path.cross.map(|c| c.to_string()),
             reverse_rate_bps: path.reverse_rate_bps.unwrap_or(path.rate_bps),
             reverse_loss_rate: path.reverse_loss,
             reader_rate_bps: match self.workload.reader {

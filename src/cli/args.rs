@@ -10,15 +10,15 @@ use neqo_fc::Fraction;
 use neqo_fc_sim::{
     net::EcnRewrite,
     quic::cc::CcAlgorithm,
-    scenario::{ReaderSpeed, Stall, WorkloadKind},
+    scenario::{CrossTraffic, ReaderSpeed, Stall, WorkloadKind},
     trace::TraceLevel,
 };
 
 use super::values::{
-    SendBuffer, ack_ratio_arg, datagram_size_arg, jitter_arg, max_ack_delay_arg, max_wall_arg,
-    messages_arg, overhead_arg, plot_arg, positive_size_arg, profile_arg, qlog_dir_arg,
-    random_seeds_arg, rate_arg, reader_period_arg, rtt_arg, seed_arg, seeds_arg, send_buffer_arg,
-    stall_arg, streams_arg, threads_arg, time_limit_arg, tuner_arg, workload_arg,
+    SendBuffer, ack_ratio_arg, cross_arg, datagram_size_arg, jitter_arg, max_ack_delay_arg,
+    max_wall_arg, messages_arg, overhead_arg, plot_arg, positive_size_arg, profile_arg,
+    qlog_dir_arg, random_seeds_arg, rate_arg, reader_period_arg, rtt_arg, seed_arg, seeds_arg,
+    send_buffer_arg, stall_arg, streams_arg, threads_arg, time_limit_arg, tuner_arg, workload_arg,
 };
 use crate::{
     error::LabError,
@@ -149,6 +149,14 @@ pub struct PathArgs {
     /// it stops marking.
     #[arg(long, value_name = "HOW")]
     pub ecn_rewrite: Option<EcnRewriteArg>,
+    /// Cross traffic: another connection on the same path, a bulk download
+    /// with unlimited windows and our congestion control. `first[:LEAD]`:
+    /// it starts LEAD (default 3s) before ours, which meets its queue;
+    /// `second[:AFTER]`: it joins AFTER (default 2s) after ours. Our
+    /// goodput counts from our start; `cross_goodput_bps` is the other's
+    /// while ours ran.
+    #[arg(long, value_name = "first[:LEAD]|second[:AFTER]", value_parser = cross_arg)]
+    pub cross: Option<CrossTraffic>,
 }
 
 /// A middlebox's rewrite of the ECN field, by name.
@@ -232,6 +240,7 @@ impl PathArgs {
         changed |= set(&mut path.reverse_loss, self.reverse_loss);
         changed |= set(&mut path.codel, self.codel.then_some(true));
         changed |= set(&mut path.ecn_rewrite, self.ecn_rewrite.map(Into::into));
+        changed |= set(&mut path.cross, self.cross.map(Some));
         if changed && self.profile.is_some() {
             path.name.push_str("-custom");
         }

@@ -4,7 +4,7 @@
 
 use std::{ops::RangeInclusive, time::Duration};
 
-use neqo_fc_sim::scenario::Stall;
+use neqo_fc_sim::scenario::{CrossTraffic, Stall};
 
 use crate::{
     profiles::{self, Profile},
@@ -147,6 +147,34 @@ pub(super) fn jitter_arg(s: &str) -> Result<Duration, UnitError> {
     const E: &str = "a duration up to 10s like 5ms, 100us or 0ms (ns, us, ms, s)";
     let range = Duration::ZERO..=Duration::from_secs(10);
     in_range(units::parse_duration, s, E, range)
+}
+
+/// How far apart the two connections of `--cross` may start.
+const MAX_CROSS_OFFSET: Duration = Duration::from_secs(600);
+
+/// `--cross`: `first[:LEAD]` (default 3s) or `second[:AFTER]` (default 2s).
+pub(super) fn cross_arg(s: &str) -> Result<CrossTraffic, UnitError> {
+    const E: &str = "first[:LEAD] or second[:AFTER] with a duration up to 600s, \
+         like first, first:3s or second:500ms";
+    let (order, offset) = s.split_once(':').map_or((s, None), |(o, d)| (o, Some(d)));
+    let offset = match offset {
+        None => None,
+        Some(d) => Some(
+            units::parse_duration(d)
+                .ok()
+                .filter(|d| *d <= MAX_CROSS_OFFSET)
+                .ok_or_else(|| unit_err(E, s))?,
+        ),
+    };
+    match order {
+        "first" => Ok(CrossTraffic::First {
+            lead: offset.unwrap_or(Duration::from_secs(3)),
+        }),
+        "second" => Ok(CrossTraffic::Second {
+            after: offset.unwrap_or(Duration::from_secs(2)),
+        }),
+        _ => Err(unit_err(E, s)),
+    }
 }
 
 pub(super) fn time_limit_arg(s: &str) -> Result<Duration, UnitError> {

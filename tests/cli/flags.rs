@@ -76,6 +76,14 @@ fn bad_flags_fail_with_one_line_naming_the_flag() {
             "error: --jitter: expected a duration",
         ),
         (
+            &["run", "--cross", "third"],
+            "error: --cross: expected first[:LEAD] or second[:AFTER]",
+        ),
+        (
+            &["run", "--cross", "first:1h"],
+            "error: --cross: expected first[:LEAD] or second[:AFTER] with a duration up to 600s",
+        ),
+        (
             &["run", "--streams", "0"],
             "error: --streams: expected a stream count in 1..=10000",
         ),
