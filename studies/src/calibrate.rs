@@ -373,6 +373,7 @@ fn path_of(run: &RealRun) -> PathSpec {
         reverse_loss: 0.0,
         codel: run.ecn,
         ecn_rewrite: EcnRewrite::Keep,
+        cross: None,
     }
 }
 

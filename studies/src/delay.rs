@@ -11,7 +11,13 @@
 //! seconds the link sat idle because the sender had data and congestion
 //! window but no credit: the part of the gap flow control causes.
 //!
-//! Not here yet: cross traffic (the simulator runs one connection).
+//! The cross-traffic rows add a second connection on the same path
+//! ([`CrossTraffic`]): a bulk download with unlimited windows and the same
+//! congestion control, 3 s ahead of ours (ours meets its standing queue)
+//! or joining 2 s after ours, behind the mission's 1-BDP queue and a
+//! shallow 0.1-BDP one. There the cell adds the other connection's mean
+//! goodput while ours ran: `unlimited`'s goodput is the share a flow
+//! without flow control takes in our place.
 
 use std::time::Duration;
 
@@ -23,7 +29,7 @@ use fc_lab::{
     tuners::TunerSpec,
     workloads::MatrixWorkload,
 };
-use neqo_fc_sim::scenario::WorkloadKind;
+use neqo_fc_sim::scenario::{CrossTraffic, WorkloadKind};
 
 /// One path whose delay varies (or the two reference rows).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,10 +46,17 @@ pub struct Row {
     pub jitter_ms: u64,
     /// Random loss on the data direction, 0–1.
     pub loss: f64,
+    /// Another connection on the path.
+    pub cross: Option<CrossTraffic>,
 }
 
+/// The other connection starts this long before ours.
+const CROSS_LEAD: Duration = Duration::from_secs(3);
+/// The other connection joins this long after ours.
+const CROSS_AFTER: Duration = Duration::from_secs(2);
+
 /// The rows, in table order.
-pub const ROWS: [Row; 7] = [
+pub const ROWS: [Row; 11] = [
     Row {
         name: "mission",
         what: "1 Gbit/s, 1-BDP queue: the only queue is ours",
@@ -51,6 +64,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 1),
         jitter_ms: 0,
         loss: 0.0,
+        cross: None,
     },
     Row {
         name: "jitter 10 ms",
@@ -59,6 +73,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 1),
         jitter_ms: 10,
         loss: 0.0,
+        cross: None,
     },
     Row {
         name: "jitter 30 ms",
@@ -67,6 +82,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 1),
         jitter_ms: 30,
         loss: 0.0,
+        cross: None,
     },
     Row {
         name: "queue 0.5 BDP",
@@ -75,6 +91,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 2),
         jitter_ms: 0,
         loss: 0.0,
+        cross: None,
     },
     Row {
         name: "queue 0.1 BDP",
@@ -83,6 +100,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 10),
         jitter_ms: 0,
         loss: 0.0,
+        cross: None,
     },
     Row {
         name: "loss 0.01 %",
@@ -91,6 +109,7 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (1, 1),
         jitter_ms: 0,
         loss: 0.0001,
+        cross: None,
     },
     Row {
         name: "bufferbloat",
@@ -99,6 +118,43 @@ pub const ROWS: [Row; 7] = [
         queue_bdp: (50, 1),
         jitter_ms: 0,
         loss: 0.0,
+        cross: None,
+    },
+    Row {
+        name: "cross first, 1 BDP",
+        what: "mission + a bulk connection 3 s ahead of ours: we meet its standing queue",
+        rate_bps: 1_000_000_000,
+        queue_bdp: (1, 1),
+        jitter_ms: 0,
+        loss: 0.0,
+        cross: Some(CrossTraffic::First { lead: CROSS_LEAD }),
+    },
+    Row {
+        name: "cross second, 1 BDP",
+        what: "mission + a bulk connection joining 2 s after ours",
+        rate_bps: 1_000_000_000,
+        queue_bdp: (1, 1),
+        jitter_ms: 0,
+        loss: 0.0,
+        cross: Some(CrossTraffic::Second { after: CROSS_AFTER }),
+    },
+    Row {
+        name: "cross first, 0.1 BDP",
+        what: "1 Gbit/s, 0.1-BDP queue, a bulk connection 3 s ahead of ours",
+        rate_bps: 1_000_000_000,
+        queue_bdp: (1, 10),
+        jitter_ms: 0,
+        loss: 0.0,
+        cross: Some(CrossTraffic::First { lead: CROSS_LEAD }),
+    },
+    Row {
+        name: "cross second, 0.1 BDP",
+        what: "1 Gbit/s, 0.1-BDP queue, a bulk connection joining 2 s after ours",
+        rate_bps: 1_000_000_000,
+        queue_bdp: (1, 10),
+        jitter_ms: 0,
+        loss: 0.0,
+        cross: Some(CrossTraffic::Second { after: CROSS_AFTER }),
     },
 ];
 
@@ -136,6 +192,7 @@ fn path(row: &Row, rtt_ms: u64) -> PathSpec {
     path.jitter = Duration::from_millis(row.jitter_ms);
     path.jitter_reorders = false;
     path.loss = row.loss;
+    path.cross = row.cross;
     path
 }
 
@@ -171,6 +228,9 @@ pub struct Cell {
     pub fc_idle_s: f64,
     /// Runs that did not complete.
     pub incomplete: usize,
+    /// Mean goodput of the other connection while ours ran, bit/s (0
+    /// without cross traffic).
+    pub cross_bps: f64,
 }
 
 /// A row's cells, one per [`TUNERS`] entry.
@@ -217,6 +277,7 @@ pub fn summarise(reports: &[RunReport], quick: bool) -> Vec<RowResult> {
                         }),
                         fc_idle_s: mean(&|r| r.fc_link_idle_s),
                         incomplete: (0..rtts.len()).filter(|&i| !at(i, t).completed).count(),
+                        cross_bps: mean(&|r| r.cross_goodput_bps),
                     }
                 })
                 .collect();
@@ -247,8 +308,13 @@ pub fn render(results: &[RowResult], quick: bool) -> String {
             } else {
                 String::new()
             };
+            let other = if r.row.cross.is_some() {
+                format!(" · other {:.1}", c.cross_bps / 1e6)
+            } else {
+                String::new()
+            };
             line.push(format!(
-                "{:.1} · {window} · {:.2} s{incomplete}",
+                "{:.1} · {window} · {:.2} s{other}{incomplete}",
                 c.goodput_bps / 1e6,
                 c.fc_idle_s
             ));
@@ -265,7 +331,8 @@ pub fn render(results: &[RowResult], quick: bool) -> String {
         "One stream of {} per run, {} RTTs ({}), seed 1. Each cell: mean goodput, \
          Mbit/s · mean peak stream window, BDPs of the minimum RTT (∞: unlimited) · \
          mean seconds the link sat idle because the sender had data and congestion \
-         window but no flow-control credit.\n\n",
+         window but no flow-control credit; on the cross-traffic rows, · the other \
+         connection's mean goodput while ours ran, Mbit/s.\n\n",
         if quick { "256 MiB" } else { "1 GiB" },
         rtts.len(),
         if quick {
@@ -299,6 +366,11 @@ mod tests {
             .find(|s| s.path.name == "queue 0.1 BDP, 60 ms")
             .expect("row");
         assert_eq!(shallow.path.queue_bytes, shallow.path.bdp_bytes() / 10);
+        // Cross traffic: the four rows, each in both orders and depths.
+        let cross: Vec<_> = specs.iter().filter_map(|s| s.path.cross).collect();
+        assert_eq!(cross.len(), 4 * 3 * TUNERS.len());
+        assert!(cross.contains(&CrossTraffic::First { lead: CROSS_LEAD }));
+        assert!(cross.contains(&CrossTraffic::Second { after: CROSS_AFTER }));
         assert_eq!(rtts(false).len(), 21);
         assert_eq!(rtts(false).last(), Some(&100));
     }
