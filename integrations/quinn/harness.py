@@ -128,7 +128,15 @@ PATHS = {
     "bench": (GBIT_BPS, lambda rtt_ms, rate: rate * 4 // 8000),
     # fc-lab's residential-cable profile: 200 Mbit/s, 1-BDP tail drop.
     "cable": (200_000_000, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
+    # The mission path with up to 10 / 30 ms of extra one-way delay on the data direction
+    # (server to client), drawn uniformly per datagram, order kept (fc_run's FC_JITTER_MS,
+    # OrderedJitter; fc-lab's --jitter J --no-reorder; the neqo harness's paths of the same
+    # names): delay that is not our own queue (issue #42).
+    "jitter10": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
+    "jitter30": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
 }
+# Extra one-way delay of a path, ms (none where absent).
+JITTER_MS = {"jitter10": 10, "jitter30": 30}
 # name: the tree it runs on (the client's windows are set in fc_harness.rs)
 VARIANTS = {
     "quinn-default": "main",
@@ -195,8 +203,9 @@ def plan(a, variants):
                 # The sender's send_window: the path's capacity (BDP + queue) unless given.
                 sw = a.send_window or int(rate * rtt / 8000) + q
                 runs.append({"path": p, "scenario": s, "variant": v, "rtt_ms": rtt,
-                             "rate_bps": rate, "queue_bytes": q, "bytes": nbytes,
-                             "streams": streams, "requests": requests, "send_window": sw})
+                             "rate_bps": rate, "queue_bytes": q, "jitter_ms": JITTER_MS.get(p, 0),
+                             "bytes": nbytes, "streams": streams, "requests": requests,
+                             "send_window": sw})
     return runs
 
 
@@ -204,6 +213,7 @@ def run_one(spec, exe, seed):
     env = dict(os.environ, FC_VARIANT=spec["variant"], FC_PATH=spec["path"],
                FC_SCENARIO=spec["scenario"], FC_RTT_MS=str(spec["rtt_ms"]),
                FC_RATE_BPS=str(spec["rate_bps"]), FC_QUEUE_BYTES=str(spec["queue_bytes"]),
+               FC_JITTER_MS=str(spec["jitter_ms"]),
                FC_BYTES=str(spec["bytes"]), FC_STREAMS=str(spec["streams"]),
                FC_REQUESTS="1" if spec["requests"] else "0", FC_SEND_WINDOW=str(spec["send_window"]),
                FC_SEED=str(seed))
@@ -259,11 +269,17 @@ def print_tables(runs, variants):
     for path, scenario in groups:
         rows = [r for r in runs if group_key(r) == (path, scenario)]
         first = rows[0]
-        q = ("queue = 1 BDP" if path in ("mission", "cable") else f"queue = {first['queue_bytes']:,} B")
+        q = ("queue = 1 BDP" if path in ("mission", "cable") or path in JITTER_MS
+             else f"queue = {first['queue_bytes']:,} B")
+        if path in JITTER_MS:
+            q += (f", tail drop, up to {JITTER_MS[path]} ms more one way server → client"
+                  ", order kept")
+        else:
+            q += ", tail drop"
         k = first["streams"]
         shape = (f"{k} × {fmt_size(first['bytes'])}" + (", the client's requests" if first["requests"]
                                                          else ", server-opened streams" if k > 1 else ""))
-        print(f"\n{path}, {scenario} ({fmt_rate(PATHS[path][0])}, {q}, tail drop; {shape})")
+        print(f"\n{path}, {scenario} ({fmt_rate(PATHS[path][0])}, {q}; {shape})")
         print("  goodput Mbit/s | peak stream / connection window ÷ BDP | packets lost | "
               "STREAM_DATA_BLOCKED/DATA_BLOCKED received")
         print(f"  {'RTT':>6}" + "".join(f" | {v:<{cell_w}}" for v in variants))
@@ -335,7 +351,8 @@ def matrix(a):
                 results[i] = {"engine": "quinn", **{k: s[k] for k in ("path", "variant", "scenario", "streams",
                                                                       "requests", "bytes", "rate_bps",
                                                                       "queue_bytes")},
-                              "rtt_s": s["rtt_ms"] / 1000, "error": err}
+                              "rtt_s": s["rtt_ms"] / 1000, "jitter_s": s["jitter_ms"] / 1000,
+                              "error": err}
                 continue
             out["tree"] = VARIANTS[s["variant"]]
             results[i] = out

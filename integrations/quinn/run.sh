@@ -22,7 +22,9 @@ usage: integrations/quinn/run.sh [options]
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc
                     (only the trees these need are built; main always)
-  --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s)
+  --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s;
+                    jitter10, jitter30: mission with up to 10 / 30 ms more one way
+                    server to client, drawn per datagram, order kept)
   --rtts LIST       RTTs in ms, comma-separated (default 20,30,40,50,60,80,100)
   --bytes N         bytes of the bulk scenario (default 1073741824 = 1 GiB;
                     --quick: 268435456)
@@ -42,7 +44,8 @@ With --quick, --paths, --rtts and --scenarios replace the quick set.
 environment: WORK_DIR (default target/quinn-integration), QUINN_PROTO_VERSION
 (default 0.11.19: another version is fetched the same way, and the patches
 must apply to it), FC_CRATE (default the repository's neqo-fc), FC_SEND_WINDOW
-(the server's send_window; default 0: each path's BDP + queue), FC_SEED (default 1)
+(the server's send_window; default 0: each path's BDP + queue), FC_SEED (default 1:
+the endpoints' and the jitter's generators)
 EOF
 }
 
