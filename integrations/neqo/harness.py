@@ -279,7 +279,14 @@ PATHS = {
     # (neqo's 1 MiB, neqo-fc's 512 KiB seed), so slow start overshoots unless
     # a window brakes it.
     "cable": (200_000_000, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
+    # The mission path with up to 10 / 30 ms of extra one-way delay on the
+    # data direction, order kept (fc_matrix --jitter-ms; fc-lab's --jitter
+    # J --no-reorder): delay that is not our own queue (issue #42).
+    "jitter10": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
+    "jitter30": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
 }
+# Extra one-way delay of a path, ms (none where absent).
+JITTER_MS = {"jitter10": 10, "jitter30": 30}
 # Firefox's network.http.http3.max_stream_data (neqo #3314).
 FIREFOX_STREAM_WINDOW = 12_582_912
 VARIANTS = {
@@ -355,6 +362,8 @@ def run_one(spec, exe, qlog_root=None):
            "--rate-bps", str(spec["rate_bps"]), "--queue-bytes", str(spec["queue_bytes"]),
            "--windows", windows, *extra,
            "--label", f"{spec['path']}/{spec['variant']}/{spec['rtt_ms']}ms"]
+    if spec["path"] in JITTER_MS:
+        cmd += ["--jitter-ms", str(JITTER_MS[spec["path"]])]
     if spec["ecn"]:
         cmd.append("--ecn")
     if spec["requests"]:
@@ -386,6 +395,8 @@ def print_tables(runs, variants):
     for path, ecn in sections:
         rows = [r for r in runs if r["path"] == path and r["ecn"] == ecn]
         q = ("queue = 1 BDP, tail drop" if path in ("mission", "cable")
+             else f"queue = 1 BDP, tail drop, up to {JITTER_MS[path]} ms more one way, order kept"
+             if path in JITTER_MS
              else f"queue = {rows[0]['queue_bytes']:,} B" + (", CoDel" if ecn else ", tail drop"))
         n = rows[0]["bytes"]
         size = f"{n >> 30} GiB" if n % (1 << 30) == 0 else f"{n:,} bytes"
@@ -446,7 +457,7 @@ def record(out, spec):
         "packets_lost": out["packets_lost"],
         # Extras from the bench.
         **{k: out[k] for k in (
-            "rate_bps", "ack_ratio", "mtu", "windows",
+            "rate_bps", "ack_ratio", "mtu", "windows", "jitter_s",
             "peak_stream_window_at_s", "peak_conn_window_at_s",
             "max_stream_data_sent", "max_data_sent", "packets_sent",
             "congestion_events_loss", "congestion_events_ecn",

@@ -29,7 +29,8 @@ usage: integrations/neqo/run.sh [options]
   --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
                    (only the trees these need are built); also neqo-firefox,
                    upstream-1 ... upstream-4, upstream-4-nopacing
-  --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s)
+  --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s;
+                   jitter10, jitter30: mission with up to 10 / 30 ms more one way)
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
   --streams K      send --bytes on each of K streams at once (default 1)
