@@ -65,7 +65,12 @@ pub fn estimate(spec: &RunSpec) -> Cost {
         ReaderSpeed::Unlimited => u64::MAX,
         ReaderSpeed::Rate(bps) | ReaderSpeed::Periodic { bps, .. } => bps,
     };
-    let rate = spec.path.rate_bps.min(reader).max(1) as f64;
+    // With cross traffic ours gets about half the link, and starts later.
+    let cross = spec.path.cross;
+    let link = spec.path.rate_bps.max(1) as f64;
+    let share = if cross.is_some() { link / 2.0 } else { link };
+    let rate = share.min(reader as f64).max(1.0);
+    let lead = cross.map_or(0.0, |c| c.our_start().as_secs_f64());
     // Slow start takes about log2(BDP / 10 packets) round trips.
     let rtt = spec.path.rtt.as_secs_f64();
     let ramp_rtts = (spec.path.bdp_bytes() as f64 / (10.0 * 1_500.0))
@@ -73,7 +78,7 @@ pub fn estimate(spec: &RunSpec) -> Cost {
         .log2()
         + 2.0;
     let needed = total as f64 * 8.0 / rate + ramp_rtts * rtt;
-    let limit = time_limit(spec).as_secs_f64();
+    let limit = (time_limit(spec).as_secs_f64() - lead).max(0.0);
     let hits_time_limit = needed > limit;
     let seconds = needed.min(limit);
     let bytes = if hits_time_limit {
@@ -81,7 +86,13 @@ pub fn estimate(spec: &RunSpec) -> Cost {
     } else {
         total
     };
-    let packets = bytes as f64 / PAYLOAD_PER_PACKET as f64;
+    // The other connection fills what ours leaves of the link, from its
+    // start to ours' end.
+    let cross_bytes = cross.map_or(0.0, |c| {
+        let span = (lead + seconds - c.cross_start().as_secs_f64()).max(0.0);
+        (link / 8.0 * span - bytes as f64).max(0.0)
+    });
+    let packets = (bytes as f64 + cross_bytes) / PAYLOAD_PER_PACKET as f64;
     // A periodic reader wakes the receiver once per period.
     let wakeups = match spec.workload.reader {
         ReaderSpeed::Periodic { period, .. } => seconds / period.as_secs_f64().max(1e-9),
@@ -91,7 +102,9 @@ pub fn estimate(spec: &RunSpec) -> Cost {
     let per_event = NS_PER_EVENT + NS_PER_EVENT_PER_STREAM * f64::from(spec.workload.streams);
     Cost {
         bytes,
-        simulated: Duration::from_secs_f64(seconds.max(0.0)),
+        simulated: Duration::from_secs_f64(
+            (lead + seconds).clamp(0.0, time_limit(spec).as_secs_f64()),
+        ),
         hits_time_limit,
         events,
         wall: Duration::from_secs_f64((events * per_event / 1e9).min(1e12)),
@@ -124,6 +137,29 @@ mod tests {
         assert!(c.wall > Duration::from_millis(500) && c.wall < Duration::from_secs(3));
         assert!(!c.hits_time_limit);
         assert!(c.simulated > Duration::from_secs(8) && c.simulated < Duration::from_secs(11));
+    }
+
+    #[test]
+    fn cross_traffic_costs_the_other_connection_too() {
+        use neqo_fc_sim::scenario::CrossTraffic;
+        let alone = estimate(&bulk("gbit-50ms", 1 << 30, 1));
+        let mut spec = bulk("gbit-50ms", 1 << 30, 1);
+        spec.path.cross = Some(CrossTraffic::First {
+            lead: Duration::from_secs(3),
+        });
+        let shared = estimate(&spec);
+        // Half the link for ours: twice the time, plus the lead; the link
+        // full all along.
+        assert!(shared.simulated > alone.simulated * 2 + Duration::from_secs(2));
+        assert!(shared.events > 2.0 * alone.events, "{shared:?} {alone:?}");
+        // A slow reader beside a bulk download: the other connection's
+        // hour of gigabit is what costs, and the estimate says so.
+        spec.workload.reader = ReaderSpeed::Rate(1_000);
+        let slow = estimate(&spec);
+        assert!(
+            slow.hits_time_limit && slow.wall > WARN_WALL * 10,
+            "{slow:?}"
+        );
     }
 
     #[test]
