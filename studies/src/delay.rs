@@ -55,6 +55,25 @@ const CROSS_LEAD: Duration = Duration::from_secs(3);
 /// The other connection joins this long after ours.
 const CROSS_AFTER: Duration = Duration::from_secs(2);
 
+/// A cross-traffic row: 1 Gbit/s, a tail-drop queue of `queue_bdp`, no
+/// jitter or loss, and the other connection as `cross` says.
+const fn cross_row(
+    name: &'static str,
+    what: &'static str,
+    queue_bdp: (u64, u64),
+    cross: CrossTraffic,
+) -> Row {
+    Row {
+        name,
+        what,
+        rate_bps: 1_000_000_000,
+        queue_bdp,
+        jitter_ms: 0,
+        loss: 0.0,
+        cross: Some(cross),
+    }
+}
+
 /// The rows, in table order.
 pub const ROWS: [Row; 11] = [
     Row {
@@ -120,42 +139,30 @@ pub const ROWS: [Row; 11] = [
         loss: 0.0,
         cross: None,
     },
-    Row {
-        name: "cross first, 1 BDP",
-        what: "mission + a bulk connection 3 s ahead of ours: we meet its standing queue",
-        rate_bps: 1_000_000_000,
-        queue_bdp: (1, 1),
-        jitter_ms: 0,
-        loss: 0.0,
-        cross: Some(CrossTraffic::First { lead: CROSS_LEAD }),
-    },
-    Row {
-        name: "cross second, 1 BDP",
-        what: "mission + a bulk connection joining 2 s after ours",
-        rate_bps: 1_000_000_000,
-        queue_bdp: (1, 1),
-        jitter_ms: 0,
-        loss: 0.0,
-        cross: Some(CrossTraffic::Second { after: CROSS_AFTER }),
-    },
-    Row {
-        name: "cross first, 0.1 BDP",
-        what: "1 Gbit/s, 0.1-BDP queue, a bulk connection 3 s ahead of ours",
-        rate_bps: 1_000_000_000,
-        queue_bdp: (1, 10),
-        jitter_ms: 0,
-        loss: 0.0,
-        cross: Some(CrossTraffic::First { lead: CROSS_LEAD }),
-    },
-    Row {
-        name: "cross second, 0.1 BDP",
-        what: "1 Gbit/s, 0.1-BDP queue, a bulk connection joining 2 s after ours",
-        rate_bps: 1_000_000_000,
-        queue_bdp: (1, 10),
-        jitter_ms: 0,
-        loss: 0.0,
-        cross: Some(CrossTraffic::Second { after: CROSS_AFTER }),
-    },
+    cross_row(
+        "cross first, 1 BDP",
+        "mission + a bulk connection 3 s ahead of ours: we meet its standing queue",
+        (1, 1),
+        CrossTraffic::First { lead: CROSS_LEAD },
+    ),
+    cross_row(
+        "cross second, 1 BDP",
+        "mission + a bulk connection joining 2 s after ours",
+        (1, 1),
+        CrossTraffic::Second { after: CROSS_AFTER },
+    ),
+    cross_row(
+        "cross first, 0.1 BDP",
+        "1 Gbit/s, 0.1-BDP queue, a bulk connection 3 s ahead of ours",
+        (1, 10),
+        CrossTraffic::First { lead: CROSS_LEAD },
+    ),
+    cross_row(
+        "cross second, 0.1 BDP",
+        "1 Gbit/s, 0.1-BDP queue, a bulk connection joining 2 s after ours",
+        (1, 10),
+        CrossTraffic::Second { after: CROSS_AFTER },
+    ),
 ];
 
 /// The strategies, in column order: ours, the bound, the peers, and ours
