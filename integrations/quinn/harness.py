@@ -7,8 +7,9 @@ Subcommands:
   test-exe                   read cargo --message-format=json on stdin, print quinn-proto's
                              lib test executable
   tests LOG OUT.json         summarise a libtest log (passed, failed names, ignored)
-  classify OUT.json MAIN.json [FC.json]
-                             the trees' test results, and which fc failures fail on main too
+  classify OUT.json MAIN.json [FC.json] [TREE=TREE.json ...]
+                             the trees' test results, and which failures of the patched
+                             trees fail on main too
   matrix ...                 run the fc_run matrix, print tables, write JSON
   loopback MAIN.jsonl FC.jsonl [--json FILE]
                              compare the real-socket runs of both trees (medians), print
@@ -92,27 +93,34 @@ def parse_tests(log):
             "ignored": len(ignored)}
 
 
-def classify(out_json, main_json, fc_json):
+def classify(out_json, main_json, others):
+    """others: FC.json (the fc tree) or TREE=FILE, one per patched tree."""
     main = json.loads(Path(main_json).read_text())
-    trees = {"main": main}
     res = {"tests_passed": {"main": main["passed"]}, "tests_failed": {"main": main["failed"]},
            "failed_tests": {"main": main["failed_tests"]}, "tests_seconds": {"main": main.get("seconds")}}
-    new = []
-    if fc_json:
-        fc = json.loads(Path(fc_json).read_text())
-        trees["fc"] = fc
-        also = sorted(set(fc["failed_tests"]) & set(main["failed_tests"]))
-        new = sorted(set(fc["failed_tests"]) - set(main["failed_tests"]))
-        res["tests_passed"]["fc"] = fc["passed"]
-        res["tests_failed"]["fc"] = fc["failed"]
-        res["failed_tests"]["fc"] = fc["failed_tests"]
-        res["tests_seconds"]["fc"] = fc.get("seconds")
-        res["failed_tests_unpatched_too"] = also
-        for t in also:
-            print(f"   fc fails, main too (unpatched too): {t}")
-    res["failed_tests_new"] = new
-    for t in new:
-        print(f"   FAILS ONLY ON THE FC TREE: {t}")
+    new, also_all = set(), set()
+    new_by_tree = {}
+    for spec in others:
+        tree, path = spec.split("=", 1) if "=" in spec else ("fc", spec)
+        t = json.loads(Path(path).read_text())
+        also = sorted(set(t["failed_tests"]) & set(main["failed_tests"]))
+        mine = sorted(set(t["failed_tests"]) - set(main["failed_tests"]))
+        res["tests_passed"][tree] = t["passed"]
+        res["tests_failed"][tree] = t["failed"]
+        res["failed_tests"][tree] = t["failed_tests"]
+        res["tests_seconds"][tree] = t.get("seconds")
+        new_by_tree[tree] = mine
+        new |= set(mine)
+        also_all |= set(also)
+        for name in also:
+            print(f"   {tree} fails, main too (unpatched too): {name}")
+        for name in mine:
+            print(f"   FAILS ONLY ON THE {tree.upper()} TREE: {name}")
+    if others:
+        res["failed_tests_unpatched_too"] = sorted(also_all)
+    # Names failing on some patched tree but not on main (by tree: failed_tests_new_by_tree).
+    res["failed_tests_new"] = sorted(new)
+    res["failed_tests_new_by_tree"] = new_by_tree
     Path(out_json).write_text(json.dumps(res, indent=1) + "\n")
     return 1 if new else 0
 
@@ -143,13 +151,15 @@ VARIANTS = {
     "quinn-8MiB": "main",
     "unlimited": "main",
     "neqo-fc": "fc",
+    # patches/upstream/ (+ patches/harness-upstream/): stream windows tuned up to 16 MiB
+    "upstream": "upstream",
 }
 # quinn-proto 0.11.19 closes the connection (INTERNAL_ERROR "too many gaps in stream
 # buffer") when more than 1024 separate pieces of one stream wait for a retransmission;
 # windows that let slow start overshoot a tail-drop queue get there. A failed transfer of
 # these variants (the main tree: quinn as released) is a result, not a broken harness (see
-# README.md). The fc tree carries patches/neqo-fc/0002, which scales that bound with the
-# data buffered, so any failure there fails the run.
+# README.md). The fc and upstream trees carry patches/neqo-fc/0002 (= patches/upstream/0003),
+# which scales that bound with the data buffered, so any failure there fails the run.
 MAY_FAIL = {"unlimited", "quinn-8MiB"}
 QUICK_BYTES = 256 << 20
 # --quick: (scenario, path, RTTs); bulk uses QUICK_BYTES unless --bytes is given.
@@ -377,7 +387,7 @@ def matrix(a):
         doc = {"quinn_proto_version": a.quinn_proto_version}
         tests = json.loads(Path(a.tests_json).read_text()) if a.tests_json else {}
         for k in ("tests_passed", "tests_failed", "failed_tests", "failed_tests_unpatched_too",
-                  "failed_tests_new", "tests_seconds"):
+                  "failed_tests_new", "failed_tests_new_by_tree", "tests_seconds"):
             doc[k] = tests.get(k)
         doc.update({
             "quick": a.quick,
@@ -446,7 +456,7 @@ def main():
     p = sub.add_parser("classify")
     p.add_argument("out")
     p.add_argument("main")
-    p.add_argument("fc", nargs="?")
+    p.add_argument("others", nargs="*", metavar="[FC.json | TREE=TREE.json]")
     p = sub.add_parser("matrix")
     p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
     p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
@@ -484,7 +494,7 @@ def main():
         for t in res["failed_tests"]:
             print(f"   FAILED {t}")
     elif a.cmd == "classify":
-        sys.exit(classify(a.out, a.main, a.fc))
+        sys.exit(classify(a.out, a.main, a.others))
     elif a.cmd == "matrix":
         sys.exit(matrix(a))
     elif a.cmd == "loopback":

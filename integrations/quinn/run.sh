@@ -21,7 +21,9 @@ usage: integrations/quinn/run.sh [options]
   --json FILE       write the results (tests and every run) as JSON
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc
-                    (only the trees these need are built; main always)
+                    (also: upstream, quinn with patches/upstream/ and its stream
+                    windows tuned up to 16 MiB; only the trees these need are
+                    built; main always)
   --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                     jitter10, jitter30: mission with up to 10 / 30 ms more one way
                     server to client, drawn per datagram, order kept)
@@ -103,13 +105,18 @@ timed() { TIMES[$1]=$((SECONDS - $2)); }
 shopt -s nullglob
 HARNESS_PATCHES=("$HERE"/patches/harness/*.patch)
 FC_PATCHES=("$HERE"/patches/neqo-fc/*.patch)
+UPSTREAM_PATCHES=("$HERE"/patches/upstream/*.patch)
+HARNESS_UPSTREAM_PATCHES=("$HERE"/patches/harness-upstream/*.patch)
 shopt -u nullglob
 [[ ${#HARNESS_PATCHES[@]} -gt 0 ]] || die "no patches in $HERE/patches/harness"
 
-# The trees: quinn-proto + the harness patches, and for `fc` the neqo-fc
-# patches (quinn-proto's receive flow control from neqo-fc). The tree each
-# variant runs on (harness.py VARIANTS says the same):
-declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc)
+# The trees: quinn-proto + the harness patches, for `fc` the neqo-fc
+# patches (quinn-proto's receive flow control from neqo-fc), for `upstream`
+# the upstream series (patches/upstream/, stream windows tuned behind a
+# TransportConfig knob) and the test-only patches/harness-upstream/ (its
+# variant). The tree each variant runs on (harness.py VARIANTS says the same):
+declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc
+  [upstream]=upstream)
 declare -A WANTED=([main]=1) # main: the reference for quinn-proto's tests
 for v in ${VARIANTS//,/ }; do
   [[ -n ${VARIANT_TREE[$v]:-} ]] || die "unknown variant $v (known: ${!VARIANT_TREE[*]})"
@@ -163,6 +170,14 @@ if [[ -n ${WANTED[fc]:-} ]]; then
     say "fc tree: skipped (${TREE_SKIP[fc]})"
   fi
 fi
+if [[ -n ${WANTED[upstream]:-} ]]; then
+  if [[ ${#UPSTREAM_PATCHES[@]} -gt 0 ]]; then
+    TREES+=(upstream)
+  else
+    TREE_SKIP[upstream]="no patch in integrations/quinn/patches/upstream/"
+    say "upstream tree: skipped (${TREE_SKIP[upstream]})"
+  fi
+fi
 
 # ----------------------------------------------------------------- 3. trees
 # tree_stamp NAME PATCH... -> what a tree is made of; the tree is rebuilt
@@ -179,6 +194,7 @@ tree_stamp() {
 tree_patches() { # tree_patches NAME -> its patches, in order
   printf '%s\n' "${HARNESS_PATCHES[@]}"
   [[ $1 == fc ]] && printf '%s\n' "${FC_PATCHES[@]}"
+  [[ $1 == upstream ]] && printf '%s\n' "${UPSTREAM_PATCHES[@]}" "${HARNESS_UPSTREAM_PATCHES[@]}"
   return 0
 }
 
@@ -232,17 +248,25 @@ done
 timed prepare "$t"
 
 # ---------------------------------------------------------------- 4. builds
-# Both trees share one target directory, so dependencies are built once. The
+# main and fc share one target directory, so dependencies are built once. The
 # fc tree's quinn-proto has one dependency more (neqo-fc), which gives its
-# artifacts other names than main's; the check below makes sure of it.
+# artifacts other names than main's; the check below makes sure of it. Any
+# other tree (upstream) has main's dependencies and so main's artifact names:
+# it gets a target directory of its own (dependencies built once more).
 export CARGO_TARGET_DIR="$WORK_DIR/cargo-target"
+tree_target() { # tree_target NAME -> the tree's CARGO_TARGET_DIR
+  case $1 in
+    main | fc) echo "$WORK_DIR/cargo-target" ;;
+    *) echo "$WORK_DIR/cargo-target-$1" ;;
+  esac
+}
 step "build quinn-proto's lib tests (release), which hold the fc_run driver"
 t=$SECONDS
 declare -A EXE=()
 for tree in "${TREES[@]}"; do
   log="$WORK_DIR/logs/build-$tree.log"
   t1=$SECONDS
-  if ! (cd "$WORK_DIR/trees/$tree" &&
+  if ! (cd "$WORK_DIR/trees/$tree" && export CARGO_TARGET_DIR="$(tree_target "$tree")" &&
     cargo test --release --lib -p quinn-proto --no-run --message-format=json-render-diagnostics 2>"$log" |
     "${HARNESS[@]}" test-exe >"$WORK_DIR/bin/$tree.exe"); then
     tail -n 40 "$log" >&2
@@ -251,9 +275,13 @@ for tree in "${TREES[@]}"; do
   EXE[$tree]=$(<"$WORK_DIR/bin/$tree.exe")
   say "$tree: built in $((SECONDS - t1)) s: ${EXE[$tree]}"
 done
-if [[ -n ${EXE[fc]:-} && ${EXE[fc]} == "${EXE[main]}" ]]; then
-  die "the main and fc trees built the same artifact (${EXE[main]}): they would overwrite each other in $CARGO_TARGET_DIR; give each tree its own CARGO_TARGET_DIR"
-fi
+for a in "${TREES[@]}"; do
+  for b in "${TREES[@]}"; do
+    if [[ $a < $b && ${EXE[$a]} == "${EXE[$b]}" ]]; then
+      die "the $a and $b trees built the same artifact (${EXE[$a]}): they would overwrite each other; give each tree its own CARGO_TARGET_DIR (tree_target)"
+    fi
+  done
+done
 timed build "$t"
 
 # ----------------------------------------------------------------- 5. tests
@@ -265,13 +293,18 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
   for tree in "${TREES[@]}"; do
     log="$WORK_DIR/logs/test-$tree.log"
     t1=$SECONDS
-    (cd "$WORK_DIR/trees/$tree" && cargo test --release --lib -p quinn-proto --no-fail-fast >"$log" 2>&1) || true
+    (cd "$WORK_DIR/trees/$tree" && export CARGO_TARGET_DIR="$(tree_target "$tree")" &&
+      cargo test --release --lib -p quinn-proto --no-fail-fast >"$log" 2>&1) || true
     say "$tree: ran in $((SECONDS - t1)) s (log: $log)"
     "${HARNESS[@]}" tests "$log" "$WORK_DIR/logs/tests-$tree.json" --seconds $((SECONDS - t1))
   done
-  fc_tests=()
-  [[ -f $WORK_DIR/logs/tests-fc.json && " ${TREES[*]} " == *" fc "* ]] && fc_tests=("$WORK_DIR/logs/tests-fc.json")
-  "${HARNESS[@]}" classify "$WORK_DIR/logs/tests.json" "$WORK_DIR/logs/tests-main.json" "${fc_tests[@]}" ||
+  patched_tests=()
+  for tree in "${TREES[@]}"; do
+    if [[ $tree != main && -f $WORK_DIR/logs/tests-$tree.json ]]; then
+      patched_tests+=("$tree=$WORK_DIR/logs/tests-$tree.json")
+    fi
+  done
+  "${HARNESS[@]}" classify "$WORK_DIR/logs/tests.json" "$WORK_DIR/logs/tests-main.json" "${patched_tests[@]}" ||
     TESTS_BROKEN=1
   TESTS_JSON="$WORK_DIR/logs/tests.json"
   timed tests "$t"
@@ -342,7 +375,7 @@ for k in fetch prepare build tests matrix loopback; do
 done
 status=0
 if [[ $TESTS_BROKEN -eq 1 ]]; then
-  say "BROKEN: quinn-proto tests fail on the fc tree that pass on main (see above)"
+  say "BROKEN: quinn-proto tests fail on a patched tree that pass on main (see above)"
   status=1
 fi
 if [[ $MATRIX_OK -eq 0 ]]; then
