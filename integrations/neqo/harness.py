@@ -298,8 +298,8 @@ VARIANTS = {
     "upstream-1": ("pacing", "default", ()),
     "upstream-2": ("upstream-2", "default", ()),
     "upstream-3": ("upstream-3", "default", ()),
-    "upstream-4": ("upstream-4", "default", ()),
-    "upstream-4-nopacing": ("upstream-nopacing", "default", ()),
+    "upstream-3-nopacing": ("upstream-nopacing", "default", ()),
+    "upstream-3-firefox": ("upstream-3", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
     "neqo-fc": ("fc", "default", ()),
     "neqo-fc+pacing": ("fc-pacing", "default", ()),
 }

@@ -21,14 +21,14 @@ usage: integrations/neqo/run.sh [options]
   --scoreboard     the scoreboard instead of the matrix: every row (bulk, short,
                    many streams, cable) at 21 RTTs, every variant, 21-RTT means;
                    with --quick: 3 RTTs and the variants neqo-main, neqo-main+pacing,
-                   neqo-firefox, upstream-4, neqo-fc+pacing, unlimited
+                   neqo-firefox, upstream-3, neqo-fc+pacing, unlimited
   --json FILE      write the results (tests and every run) as JSON
   --skip-tests     do not run neqo's test suite
   --only-matrix    no preparing, building or testing: run the matrix with the
                    binaries of the last build (fails if the patches changed since)
   --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
                    (only the trees these need are built); also neqo-firefox,
-                   upstream-1 ... upstream-4, upstream-4-nopacing
+                   upstream-1 ... upstream-3, upstream-3-nopacing, upstream-3-firefox
   --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                    jitter10, jitter30: mission with up to 10 / 30 ms more one way)
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
@@ -85,9 +85,9 @@ if [[ $SCOREBOARD -eq 1 ]]; then
 fi
 if [[ -z $VARIANTS && $SCOREBOARD -eq 1 ]]; then
   if [[ $QUICK -eq 1 ]]; then
-    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-4,neqo-fc+pacing,unlimited
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-3,neqo-fc+pacing,unlimited
   else
-    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-1,upstream-2,upstream-3,upstream-4,upstream-4-nopacing,neqo-fc+pacing,unlimited
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-1,upstream-2,upstream-3,upstream-3-nopacing,upstream-3-firefox,neqo-fc+pacing,unlimited
   fi
 elif [[ -z $VARIANTS ]]; then
   if [[ $QUICK -eq 1 ]]; then
@@ -122,21 +122,23 @@ shopt -u nullglob
 # this order; `folder:A-B` takes the folder's patches A to B (1-based, in
 # name order). `main` is neqo as it is; `pacing` fixes neqo's pacer
 # (upstream/0001: ACK-only packets spend no pacing credit); `upstream-N` is
-# the upstream series up to patch N, `upstream-nopacing` patches 2-4
+# the upstream series up to patch N (`upstream-3` also with `check/`, a
+# test that its auto-tuning is neqo-fc's ExcessTuner, test code only),
+# `upstream-nopacing` patches 2-3
 # without the pacer fix; `fc` swaps neqo's receive flow control for
 # neqo-fc's (the full integration), `fc-pacing` with the pacer fix.
-TREE_NAMES=(main pacing upstream-2 upstream-3 upstream-4 upstream-nopacing fc fc-pacing)
+TREE_NAMES=(main pacing upstream-2 upstream-3 upstream-nopacing fc fc-pacing)
 declare -A TREE_FOLDERS=([main]="" [pacing]="upstream:1-1" [upstream-2]="upstream:1-2"
-  [upstream-3]="upstream:1-3" [upstream-4]="upstream:1-4" [upstream-nopacing]="upstream:2-4"
+  [upstream-3]="upstream:1-3 check" [upstream-nopacing]="upstream:2-3"
   [fc]="neqo-fc" [fc-pacing]="upstream:1-1 neqo-fc")
 # Each tree but main builds its neqo crates with its own codegen-units (the
 # same code) so that the shared target directory keeps them apart.
 declare -A TREE_CGU=([main]=0 [fc]=16 [pacing]=15 [fc-pacing]=14 [upstream-2]=13
-  [upstream-3]=12 [upstream-4]=11 [upstream-nopacing]=10)
+  [upstream-3]=12 [upstream-nopacing]=10)
 # The tree each variant runs on (harness.py VARIANTS says the same).
 declare -A VARIANT_TREE=([neqo-main]=main [unlimited]=main [neqo-firefox]=main
   [neqo-main+pacing]=pacing [upstream-1]=pacing [upstream-2]=upstream-2
-  [upstream-3]=upstream-3 [upstream-4]=upstream-4 [upstream-4-nopacing]=upstream-nopacing
+  [upstream-3]=upstream-3 [upstream-3-nopacing]=upstream-nopacing [upstream-3-firefox]=upstream-3
   [neqo-fc]=fc [neqo-fc+pacing]=fc-pacing)
 declare -A WANTED=([main]=1) # main: the reference for neqo's tests
 for v in ${VARIANTS//,/ }; do

@@ -132,22 +132,28 @@ def targets(runs, means, judged):
     def check(target, measured, met):
         out.append({"target": target, "measured": measured, "met": met})
 
-    for base in ("neqo-main+pacing", "neqo-firefox"):
+    # Against neqo as it ships, as it would with the pacing fix alone, and as
+    # Firefox configures it; Firefox's window also on the series' tree.
+    pairs = [(judged, base) for base in ("neqo-main", "neqo-main+pacing", "neqo-firefox")]
+    if judged == "upstream-3":
+        pairs.append(("upstream-3-firefox", "neqo-firefox"))
+    for variant, base in pairs:
         worst = None
         for row, m in means.items():
-            if judged in m and base in m:
-                share = m[judged]["goodput_mbps"] / m[base]["goodput_mbps"]
+            if variant in m and base in m:
+                share = m[variant]["goodput_mbps"] / m[base]["goodput_mbps"]
                 if worst is None or share < worst[1]:
                     worst = (row, share)
         if worst:
-            check(f"goodput >= {GOODPUT_SHARE} x {base} in every row ({sweep}-RTT means)",
+            who = "" if variant == judged else f"{variant}: "
+            check(f"{who}goodput >= {GOODPUT_SHARE} x {base} in every row ({sweep}-RTT means)",
                   f"lowest {worst[1]:.3f} ({worst[0]})", worst[1] >= GOODPUT_SHARE)
     # Like with like on pacing: the judged variant against neqo main with the
-    # pacing fix, and the series without it (steps 2-4) against neqo main as
+    # pacing fix, and the series without it (steps 2-3) against neqo main as
     # it ships.
     for variant, base, what in (
             (judged, "neqo-main+pacing", "neqo-main+pacing's"),
-            ("upstream-4-nopacing" if judged == "upstream-4" else None, "neqo-main",
+            ("upstream-3-nopacing" if judged == "upstream-3" else None, "neqo-main",
              "neqo-main's, without the pacing patch")):
         worst = None
         for row, m in means.items():
@@ -204,9 +210,17 @@ def targets(runs, means, judged):
         used = mean([r["peak_stream_window_bytes"] / bound(r) for r in rs])
         check(f"{row}: peak stream window <= 2 x rate x (RTT + mean extra delay) (mean over RTTs)",
               f"{used:.2f} of the bound", used <= 1.0)
+    # neqo's `min_bandwidth` bench: the bench path at 40 ms, ECN off and on.
+    for ecn in (False, True):
+        row = row_name("bench", ecn, 1 << 30, 1, False)
+        a, b = per_rtt(runs, row, judged), per_rtt(runs, row, "neqo-main")
+        if 0.04 in a and 0.04 in b:
+            x, y = a[0.04]["goodput_bps"] / h.MBIT, b[0.04]["goodput_bps"] / h.MBIT
+            check(f"neqo's min_bandwidth case ({row} at 40 ms): goodput >= neqo-main's",
+                  f"{x:.1f} against {y:.1f} Mbit/s ({x / y:.3f} x)", x >= y)
     for variant, base, share, what in (
             (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
-            ("upstream-4-nopacing" if judged == "upstream-4" else None, "neqo-main", 1.0,
+            ("upstream-3-nopacing" if judged == "upstream-3" else None, "neqo-main", 1.0,
              "without the pacing patch >= neqo-main")):
         if variant is None:
             continue
