@@ -351,6 +351,10 @@ def run_one(spec, exe, qlog_root=None):
     QLOGDIR is removed from the bench's environment, so no qlog is written."""
     _, windows, extra = VARIANTS[spec["variant"]]
     env = {k: v for k, v in os.environ.items() if k != "QLOGDIR"}
+    # test-fixture's simulator seeds its random nodes (the jitter) at random
+    # unless told: one seed per path, RTT and transfer, the same for every
+    # variant, so a run repeats and variants meet the same delays.
+    env.setdefault("SIMULATION_SEED", run_seed(spec))
     if qlog_root:
         qdir = qlog_run_dir(qlog_root, spec)
         qdir.mkdir(parents=True, exist_ok=True)
@@ -377,6 +381,12 @@ def run_one(spec, exe, qlog_root=None):
         return json.loads(p.stdout.strip().splitlines()[-1]), None, cmd, wall
     except (json.JSONDecodeError, IndexError):
         return None, f"no JSON on stdout: {p.stdout[-200:]!r}", cmd, wall
+
+
+def run_seed(spec):
+    """64 hex digits (test-fixture's `SIMULATION_SEED`) from what a run is."""
+    what = f"{spec['path']}/{spec['ecn']}/{spec['rtt_ms']}/{spec['bytes']}/{spec['streams']}/{spec['requests']}"
+    return hashlib.sha256(what.encode()).hexdigest()
 
 
 def fmt_window(peak, bdp):
