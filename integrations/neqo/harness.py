@@ -284,6 +284,9 @@ PATHS = {
     # J --no-reorder): delay that is not our own queue (issue #42).
     "jitter10": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
     "jitter30": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
+    # neqo-http3's `streams-flow-controlled` bench (benches/common.rs): 100 MB/s
+    # with a 2 MB tail-drop queue (at its 20 ms, one BDP).
+    "h3bench": (800_000_000, (False,), lambda rtt_ms, ecn, rate: 2_000_000),
 }
 # Extra one-way delay of a path, ms (none where absent).
 JITTER_MS = {"jitter10": 10, "jitter30": 30}

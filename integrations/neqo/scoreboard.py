@@ -20,6 +20,8 @@ QUICK_CABLE_SWEEP = [8, 28, 48]
 # at one RTT.
 QUICK_JITTER_SWEEP = [60]
 QUICK_JITTER_PATHS = ("jitter30",)
+# neqo's own `streams-flow-controlled` bench runs at 20 ms; --quick runs that.
+QUICK_H3BENCH_SWEEP = [20]
 
 ROWS = [
     # (path, ecn, bytes on each stream, streams, the client's requests)
@@ -38,10 +40,14 @@ ROWS = [
     # to 10 / 30 ms of extra one-way delay, order kept.
     ("jitter10", False, 1 << 30, 1, False),
     ("jitter30", False, 1 << 30, 1, False),
+    # neqo-http3's `streams-flow-controlled` bench cases (one request of
+    # 4 MiB, ten of 1 MiB) on its link, as transport-level requests.
+    ("h3bench", False, 4 << 20, 1, True),
+    ("h3bench", False, 1 << 20, 10, True),
 ]
 
 # The variants the targets are checked for, and what they are held against.
-JUDGED = ("upstream-4", "neqo-fc+pacing")
+JUDGED = ("upstream-3", "neqo-fc+pacing")
 GOODPUT_SHARE = 0.99
 MAX_BULK_WINDOW_BDP = 1.6
 # Issue #42, rows where delay varies: goodput against unlimited windows.
@@ -79,6 +85,8 @@ def plan(variants, quick):
             if quick and path not in QUICK_JITTER_PATHS:
                 continue
             rtts = QUICK_JITTER_SWEEP if quick else SWEEP
+        elif path == "h3bench":
+            rtts = QUICK_H3BENCH_SWEEP if quick else SWEEP
         else:
             rtts = QUICK_SWEEP if quick else SWEEP
         # harness.plan runs every ECN setting of the path; a row has one.
