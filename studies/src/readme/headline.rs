@@ -223,9 +223,9 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
                 },
                 Row {
                     label: "+ the [upstream series](integrations/neqo/README.md#the-upstream-series): \
-                            the pacing fix and neqo-fc's tuning step, 4 patches",
+                            the pacing fix, a tuning fix and a 16 MiB window limit, 3 patches",
                     short: "+ upstream series",
-                    points: neqo("upstream-4")?,
+                    points: neqo("upstream-3")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control, + the pacing fix",

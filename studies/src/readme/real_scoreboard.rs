@@ -21,8 +21,8 @@ const VARIANTS: [(&str, &str); 10] = [
     ("neqo-firefox", "Firefox's 12 MB window"),
     ("upstream-2", "upstream-2"),
     ("upstream-3", "upstream-3"),
-    ("upstream-4", "upstream-4"),
-    ("upstream-4-nopacing", "upstream 2–4, no pacing"),
+    ("upstream-3-nopacing", "upstream 2–3, no pacing"),
+    ("upstream-3-firefox", "upstream-3, Firefox's window"),
     ("neqo-fc+pacing", "full neqo-fc + pacing"),
     ("unlimited", "unlimited"),
     ("upstream-1", ""),
@@ -221,10 +221,10 @@ mod tests {
                 .unwrap_or_else(|| panic!("no row {row}:\n{text}"));
             assert!(!line.contains('–'), "a variant has no mean: {line}");
         }
-        assert!(text.contains("Targets, `upstream-4`"), "{text}");
+        assert!(text.contains("Targets, `upstream-3`"), "{text}");
         assert!(text.contains("Recommended: `"), "{text}");
         // The points the headline reads are the runs behind these means.
-        for variant in ["neqo-main", "upstream-4", "unlimited"] {
+        for variant in ["neqo-main", "upstream-3", "unlimited"] {
             let p = points("mission", "1x1GiB", variant).unwrap();
             let m = mean(&doc, "mission 1x1GiB", variant).unwrap();
             assert_eq!(p.len() as f64, num(m, "rtts").unwrap(), "{variant}");
