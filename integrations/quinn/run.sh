@@ -114,7 +114,8 @@ shopt -u nullglob
 # patches (quinn-proto's receive flow control from neqo-fc), for `upstream`
 # the upstream series (patches/upstream/, stream windows tuned behind a
 # TransportConfig knob) and the test-only patches/harness-upstream/ (its
-# variant). The tree each variant runs on (harness.py VARIANTS says the same):
+# variant, and a check of its tuning against neqo-fc's). The tree each
+# variant runs on (harness.py VARIANTS says the same):
 declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc
   [upstream]=upstream)
 declare -A WANTED=([main]=1) # main: the reference for quinn-proto's tests
@@ -226,11 +227,13 @@ EOF
       { cat "$WORK_DIR/logs/patch-$name.log" >&2; die "$(basename "$(dirname "$p")")/$(basename "$p") does not apply to quinn-proto $QUINN_PROTO_VERSION"; }
     say "$name: applied $(basename "$(dirname "$p")")/$(basename "$p")"
   done
-  if [[ $name == fc ]]; then
-    # The fc patch says `neqo-fc = { path = "../neqo-fc" }`: a link to the
-    # crate. Inside the workspace folder cargo would make it a member and
-    # resolve its dev-dependencies too (proptest: index update, Cargo.lock
-    # churn); excluded, it is a plain path dependency. It needs nothing from
+  if [[ $name == fc || $name == upstream ]]; then
+    # The fc patch says `neqo-fc = { path = "../neqo-fc" }`, the upstream
+    # tree's test-only harness-upstream/0002 the same as a dev-dependency (its
+    # check against neqo-fc's tuner; the series itself has no such
+    # dependency): a link to the crate. Inside the workspace folder cargo would
+    # make it a member and resolve its dev-dependencies too (proptest: index
+    # update, Cargo.lock churn); excluded, it is a plain path dependency. It needs nothing from
     # a workspace (no `workspace = true` fields).
     [[ -f $FC_CRATE/Cargo.toml ]] || die "FC_CRATE=$FC_CRATE has no Cargo.toml"
     ln -sfn "$FC_CRATE" "$dir/neqo-fc"
@@ -251,7 +254,8 @@ timed prepare "$t"
 # main and fc share one target directory, so dependencies are built once. The
 # fc tree's quinn-proto has one dependency more (neqo-fc), which gives its
 # artifacts other names than main's; the check below makes sure of it. Any
-# other tree (upstream) has main's dependencies and so main's artifact names:
+# other tree (upstream, with neqo-fc as a dev-dependency for its check) has
+# main's or fc's dependencies and so their artifact names (with neqo-fc, fc's):
 # it gets a target directory of its own (dependencies built once more).
 export CARGO_TARGET_DIR="$WORK_DIR/cargo-target"
 tree_target() { # tree_target NAME -> the tree's CARGO_TARGET_DIR
