@@ -7,7 +7,7 @@ Subcommands:
   test-exe                   read cargo --message-format=json on stdin, print quinn-proto's
                              lib test executable
   tests LOG OUT.json         summarise a libtest log (passed, failed names, ignored)
-  classify OUT.json MAIN.json [FC.json] [TREE=TREE.json ...]
+  classify OUT.json MAIN.json [TREE=TREE.json ...]
                              the trees' test results, and which failures of the patched
                              trees fail on main too
   matrix ...                 run the fc_run matrix, print tables, write JSON
@@ -94,14 +94,14 @@ def parse_tests(log):
 
 
 def classify(out_json, main_json, others):
-    """others: FC.json (the fc tree) or TREE=FILE, one per patched tree."""
+    """others: TREE=FILE, one per patched tree."""
     main = json.loads(Path(main_json).read_text())
     res = {"tests_passed": {"main": main["passed"]}, "tests_failed": {"main": main["failed"]},
            "failed_tests": {"main": main["failed_tests"]}, "tests_seconds": {"main": main.get("seconds")}}
     new, also_all = set(), set()
     new_by_tree = {}
     for spec in others:
-        tree, path = spec.split("=", 1) if "=" in spec else ("fc", spec)
+        tree, path = spec.split("=", 1)
         t = json.loads(Path(path).read_text())
         also = sorted(set(t["failed_tests"]) & set(main["failed_tests"]))
         mine = sorted(set(t["failed_tests"]) - set(main["failed_tests"]))
@@ -456,7 +456,7 @@ def main():
     p = sub.add_parser("classify")
     p.add_argument("out")
     p.add_argument("main")
-    p.add_argument("others", nargs="*", metavar="[FC.json | TREE=TREE.json]")
+    p.add_argument("others", nargs="*", metavar="TREE=TREE.json")
     p = sub.add_parser("matrix")
     p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
     p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
