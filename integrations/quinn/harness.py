@@ -11,9 +11,12 @@ Subcommands:
                              the trees' test results, and which failures of the patched
                              trees fail on main too
   matrix ...                 run the fc_run matrix, print tables, write JSON
-  loopback MAIN.jsonl FC.jsonl [--json FILE]
-                             compare the real-socket runs of both trees (medians), print
-                             them, and add them to FILE as "loopback"
+  scoreboard ...             every row of scoreboard.py at every RTT of its sweep, the
+                             means and the targets (run.sh --scoreboard)
+  rescore FILE               recompute a scoreboard JSON's means and targets from its runs
+  loopback MAIN.jsonl TREE=TREE.jsonl... [--json FILE]
+                             compare the real-socket runs of the patched trees with
+                             main's (medians), print them, add them to FILE as "loopback"
 """
 
 import argparse
@@ -142,6 +145,10 @@ PATHS = {
     # names): delay that is not our own queue (issue #42).
     "jitter10": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
     "jitter30": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
+    # The mission path with a shallow tail-drop queue, 0.1 and 0.5 BDP: slow start and
+    # every later probe overflow it, so loss recovery is part of the transfer (issue #42).
+    "shallow0.1": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 80000)),
+    "shallow0.5": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 16000)),
 }
 # Extra one-way delay of a path, ms (none where absent).
 JITTER_MS = {"jitter10": 10, "jitter30": 30}
@@ -151,16 +158,24 @@ VARIANTS = {
     "quinn-8MiB": "main",
     "unlimited": "main",
     "neqo-fc": "fc",
-    # patches/upstream/ (+ patches/harness-upstream/): stream windows tuned up to 16 MiB
-    "upstream": "upstream",
+    # patches/upstream/ step by step (+ patches/harness-upstream/ from step 2 on):
+    # upstream-1 passes time and RTT to the MAX_STREAM_DATA writer and changes no
+    # behaviour (quinn's defaults on its tree); upstream-2 tunes stream windows up to
+    # 16 MiB; upstream-3 also scales the assembler's gap bound.
+    "upstream-1": "upstream-1",
+    "upstream-2": "upstream-2",
+    "upstream-3": "upstream-3",
 }
+# The client's configuration (fc_harness.rs FC_VARIANT) where it is not the variant's name.
+CONFIG = {"upstream-1": "quinn-default", "upstream-2": "upstream", "upstream-3": "upstream"}
 # quinn-proto 0.11.19 closes the connection (INTERNAL_ERROR "too many gaps in stream
 # buffer") when more than 1024 separate pieces of one stream wait for a retransmission;
 # windows that let slow start overshoot a tail-drop queue get there. A failed transfer of
-# these variants (the main tree: quinn as released) is a result, not a broken harness (see
-# README.md). The fc and upstream trees carry patches/neqo-fc/0002 (= patches/upstream/0003),
-# which scales that bound with the data buffered, so any failure there fails the run.
-MAY_FAIL = {"unlimited", "quinn-8MiB"}
+# these variants (quinn's assembler as released: the main tree, and upstream-2, tuned
+# windows before 0003) is a result, not a broken harness (see README.md). The fc and
+# upstream-3 trees carry patches/neqo-fc/0002 (= patches/upstream/0003), which scales that
+# bound with the data buffered, so any failure there fails the run.
+MAY_FAIL = {"unlimited", "quinn-8MiB", "upstream-2"}
 QUICK_BYTES = 256 << 20
 # --quick: (scenario, path, RTTs); bulk uses QUICK_BYTES unless --bytes is given.
 QUICK = [("bulk", "mission", [20, 50]), ("1x4096000", "mission", [50])]
@@ -201,26 +216,26 @@ def plan(a, variants):
         groups = [(s, p, rtts or FULL_RTTS) for s in (scen or ["bulk"])
                   for p in (paths or ["mission", "bench"])]
         bulk = a.bytes or (QUICK_BYTES if a.quick else 1 << 30)
-    runs = []
-    for s, p, rs in groups:
-        if p not in PATHS:
-            die(f"unknown path {p} (known: {', '.join(PATHS)})")
-        streams, nbytes, requests = parse_scenario(s, bulk)
-        rate, queue = PATHS[p]
-        for rtt in rs:
-            for v in variants:
-                q = queue(rtt, rate)
-                # The sender's send_window: the path's capacity (BDP + queue) unless given.
-                sw = a.send_window or int(rate * rtt / 8000) + q
-                runs.append({"path": p, "scenario": s, "variant": v, "rtt_ms": rtt,
-                             "rate_bps": rate, "queue_bytes": q, "jitter_ms": JITTER_MS.get(p, 0),
-                             "bytes": nbytes, "streams": streams, "requests": requests,
-                             "send_window": sw})
-    return runs
+    return [make_spec(p, s, v, rtt, bulk, a.send_window)
+            for s, p, rs in groups for rtt in rs for v in variants]
+
+
+def make_spec(path, scenario, variant, rtt, bulk, send_window):
+    """One run: `scenario` on `path` at `rtt` ms; send_window 0: the path's
+    capacity (BDP + queue)."""
+    if path not in PATHS:
+        die(f"unknown path {path} (known: {', '.join(PATHS)})")
+    streams, nbytes, requests = parse_scenario(scenario, bulk)
+    rate, queue = PATHS[path]
+    q = queue(rtt, rate)
+    return {"path": path, "scenario": scenario, "variant": variant, "rtt_ms": rtt,
+            "rate_bps": rate, "queue_bytes": q, "jitter_ms": JITTER_MS.get(path, 0),
+            "bytes": nbytes, "streams": streams, "requests": requests,
+            "send_window": send_window or int(rate * rtt / 8000) + q}
 
 
 def run_one(spec, exe, seed):
-    env = dict(os.environ, FC_VARIANT=spec["variant"], FC_PATH=spec["path"],
+    env = dict(os.environ, FC_VARIANT=CONFIG.get(spec["variant"], spec["variant"]), FC_PATH=spec["path"],
                FC_SCENARIO=spec["scenario"], FC_RTT_MS=str(spec["rtt_ms"]),
                FC_RATE_BPS=str(spec["rate_bps"]), FC_QUEUE_BYTES=str(spec["queue_bytes"]),
                FC_JITTER_MS=str(spec["jitter_ms"]),
@@ -345,10 +360,59 @@ def matrix(a):
           + "".join(f"\n   variant {v} skipped: {skip_reasons.get(VARIANTS[v], 'tree not built')}"
                     for v in skipped))
     t0 = time.monotonic()
+    results, errors = run_all(specs, exes, a.jobs, a.seed)
+    wall = time.monotonic() - t0
+    display = [dict(r, rtt_ms=s["rtt_ms"]) for r, s in zip(results, specs)]
+    means = print_tables(display, runnable)
+    print(f"\nmatrix wall time: {wall:.0f} s ({len(specs)} runs, {a.jobs} at a time)")
+    broken = [e for e in errors if not e.get("may_fail")]
+
+    if a.json:
+        doc = {"quinn_proto_version": a.quinn_proto_version}
+        doc.update(tests_fields(a.tests_json))
+        doc.update({
+            "quick": a.quick,
+            "variants_skipped": [{"variant": v, "reason": skip_reasons.get(VARIANTS[v], "tree not built")}
+                                 for v in skipped],
+            "send_window": a.send_window or "bdp+queue",
+            "seed": a.seed,
+            "mean_goodput_mbps": means,
+            "matrix_wall_s": round(wall, 1),
+            "timings_s": json.loads(a.timings) if a.timings else None,
+            "command": a.command,
+            "environment": a.env_info,
+            "errors": errors,
+            "runs": results,
+        })
+        write_json(a.json, doc)
+    if errors:
+        print(f"{len(errors)} run(s) failed, {len(broken)} of them unexpectedly", file=sys.stderr)
+    return 1 if broken else 0
+
+
+def tests_fields(tests_json):
+    """The test results run.sh's `classify` wrote, as the results' fields."""
+    tests = json.loads(Path(tests_json).read_text()) if tests_json else {}
+    return {k: tests.get(k) for k in ("tests_passed", "tests_failed", "failed_tests",
+                                      "failed_tests_unpatched_too", "failed_tests_new",
+                                      "failed_tests_new_by_tree", "tests_seconds")}
+
+
+def write_json(path, doc):
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    rel = os.path.relpath(path, REPO)
+    print(f"wrote {path if rel.startswith('..') else rel}")
+
+
+def run_all(specs, exes, jobs, seed):
+    """Runs every spec, `jobs` at a time, printing progress. -> (one record per
+    spec in spec order, the failures); a failure of a variant outside MAY_FAIL
+    has may_fail false."""
     results = [None] * len(specs)
     errors = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]]], a.seed): i
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]]], seed): i
                 for i, s in enumerate(specs)}
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             i = futs[fut]
@@ -364,11 +428,12 @@ def matrix(a):
                               "rtt_s": s["rtt_ms"] / 1000, "jitter_s": s["jitter_ms"] / 1000,
                               "error": err}
                 continue
-            out["tree"] = VARIANTS[s["variant"]]
+            # fc_run names the configuration it ran (FC_VARIANT); the record names the variant.
+            out["variant"], out["tree"] = s["variant"], VARIANTS[s["variant"]]
             results[i] = out
             if "error" in out:  # quinn closed the connection, or the transfer stalled
-                # Only the main tree's oversized variants may meet quinn-proto's gap
-                # limit (README).
+                # Only variants with quinn's assembler as released may meet its gap
+                # limit (MAY_FAIL, README).
                 expected = s["variant"] in MAY_FAIL
                 errors.append({"run": tag, "kind": "transfer", "may_fail": expected, "command": cmd,
                                "error": out["error"]})
@@ -377,39 +442,7 @@ def matrix(a):
                 continue
             print(f"  [{n}/{len(specs)}] {tag}: {out['goodput_bps'] / MBIT:.1f} Mbit/s, "
                   f"{float(out['duration_s']):.3f} s simulated, {wall:.1f} s wall", flush=True)
-    wall = time.monotonic() - t0
-    display = [dict(r, rtt_ms=s["rtt_ms"]) for r, s in zip(results, specs)]
-    means = print_tables(display, runnable)
-    print(f"\nmatrix wall time: {wall:.0f} s ({len(specs)} runs, {a.jobs} at a time)")
-    broken = [e for e in errors if not e.get("may_fail")]
-
-    if a.json:
-        doc = {"quinn_proto_version": a.quinn_proto_version}
-        tests = json.loads(Path(a.tests_json).read_text()) if a.tests_json else {}
-        for k in ("tests_passed", "tests_failed", "failed_tests", "failed_tests_unpatched_too",
-                  "failed_tests_new", "failed_tests_new_by_tree", "tests_seconds"):
-            doc[k] = tests.get(k)
-        doc.update({
-            "quick": a.quick,
-            "variants_skipped": [{"variant": v, "reason": skip_reasons.get(VARIANTS[v], "tree not built")}
-                                 for v in skipped],
-            "send_window": a.send_window or "bdp+queue",
-            "seed": a.seed,
-            "mean_goodput_mbps": means,
-            "matrix_wall_s": round(wall, 1),
-            "timings_s": json.loads(a.timings) if a.timings else None,
-            "command": a.command,
-            "environment": a.env_info,
-            "errors": errors,
-            "runs": results,
-        })
-        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.json).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-        rel = os.path.relpath(a.json, REPO)
-        print(f"wrote {a.json if rel.startswith('..') else rel}")
-    if errors:
-        print(f"{len(errors)} run(s) failed, {len(broken)} of them unexpectedly", file=sys.stderr)
-    return 1 if broken else 0
+    return results, errors
 
 
 def median(xs):
@@ -419,24 +452,30 @@ def median(xs):
 
 
 def loopback(a):
-    trees = {"main": a.main, "fc": a.fc}
+    """a.main: the unpatched tree's runs; a.others: TREE=FILE per patched tree."""
+    trees = {"main": a.main, **dict(o.split("=", 1) for o in a.others)}
     runs = {t: [json.loads(l) for l in Path(f).read_text().splitlines() if l.startswith("{")]
             for t, f in trees.items()}
     if not all(runs.values()):
         die("loopback: a tree has no runs")
     out = {"bytes": runs["main"][0]["bytes"], "runs_per_tree": len(runs["main"])}
-    print(f"   {'tree':<6} {'median Gbit/s':>14} {'median CPU s':>13} {'CPU s per GiB':>14}   runs (Gbit/s)")
+    print(f"   {'tree':<11} {'median Gbit/s':>14} {'median CPU s':>13} {'CPU s per GiB':>14}   runs (Gbit/s)")
     for t, rs in runs.items():
         g = median([r["goodput_bps"] for r in rs]) / 1e9
         c = median([r["cpu_s"] for r in rs])
         per_gib = c / (rs[0]["bytes"] / (1 << 30))
         out[t] = {"median_goodput_gbps": round(g, 3), "median_cpu_s": round(c, 3),
                   "cpu_s_per_gib": round(per_gib, 3), "runs": rs}
-        print(f"   {t:<6} {g:14.3f} {c:13.2f} {per_gib:14.3f}   "
+        print(f"   {t:<11} {g:14.3f} {c:13.2f} {per_gib:14.3f}   "
               + ", ".join(f"{r['goodput_bps'] / 1e9:.2f}" for r in rs))
-    out["goodput_ratio"] = round(out["fc"]["median_goodput_gbps"] / out["main"]["median_goodput_gbps"], 3)
-    out["cpu_ratio"] = round(out["fc"]["median_cpu_s"] / out["main"]["median_cpu_s"], 3)
-    print(f"   neqo-fc / unpatched: goodput {out['goodput_ratio']:.3f}, CPU {out['cpu_ratio']:.3f}")
+    for t in runs:
+        if t == "main":
+            continue
+        # The fc tree's ratios keep their old names; other trees' carry theirs.
+        key = "" if t == "fc" else f"_{t}"
+        out[f"goodput_ratio{key}"] = round(out[t]["median_goodput_gbps"] / out["main"]["median_goodput_gbps"], 3)
+        out[f"cpu_ratio{key}"] = round(out[t]["median_cpu_s"] / out["main"]["median_cpu_s"], 3)
+        print(f"   {t} / unpatched: goodput {out[f'goodput_ratio{key}']:.3f}, CPU {out[f'cpu_ratio{key}']:.3f}")
     if a.json:
         doc = json.loads(Path(a.json).read_text()) if Path(a.json).exists() else {}
         doc["loopback"] = out
@@ -476,9 +515,25 @@ def main():
     p.add_argument("--quinn-proto-version", default="unknown")
     p.add_argument("--command", default="")
     p.add_argument("--env-info", default="")
+    p = sub.add_parser("scoreboard")
+    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
+    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
+    p.add_argument("--variants", default="")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--send-window", type=int, default=0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", default="")
+    p.add_argument("--tests-json", default="")
+    p.add_argument("--timings", default="")
+    p.add_argument("--quinn-proto-version", default="unknown")
+    p.add_argument("--command", default="")
+    p.add_argument("--env-info", default="")
+    p = sub.add_parser("rescore")
+    p.add_argument("file")
     p = sub.add_parser("loopback")
     p.add_argument("main")
-    p.add_argument("fc")
+    p.add_argument("others", nargs="+", metavar="TREE=FILE")
     p.add_argument("--json", default="")
     a = ap.parse_args()
 
@@ -497,6 +552,10 @@ def main():
         sys.exit(classify(a.out, a.main, a.others))
     elif a.cmd == "matrix":
         sys.exit(matrix(a))
+    elif a.cmd in ("scoreboard", "rescore"):
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import scoreboard
+        sys.exit(scoreboard.scoreboard(a) if a.cmd == "scoreboard" else scoreboard.rescore(a.file))
     elif a.cmd == "loopback":
         loopback(a)
 

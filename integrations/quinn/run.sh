@@ -9,24 +9,33 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 HARNESS=("python3" "$HERE/harness.py")
 # Bump when the way trees are prepared changes, so old trees are rebuilt.
-PREP_VERSION=1
+PREP_VERSION=2
 
 usage() {
   cat <<'EOF'
 usage: integrations/quinn/run.sh [options]
 
-  --quick           CI subset: variants quinn-default, unlimited, neqo-fc; bulk
-                    transfers of 256 MiB on the mission path at 20 and 50 ms, and
-                    one 4,096,000-byte transfer at 50 ms
+  --scoreboard      instead of the matrix, the scoreboard (scoreboard.py): every
+                    row (bulk 1 GiB on mission and bench, short and many-stream
+                    transfers, cable, jitter, shallow queues) at 21 RTTs, variants
+                    quinn-default, quinn-8MiB, unlimited, upstream-1..3, neqo-fc;
+                    means per row and the targets of the upstream series
+  --quick           CI subset. Matrix: variants quinn-default, unlimited, neqo-fc;
+                    bulk transfers of 256 MiB on the mission path at 20 and 50 ms,
+                    and one 4,096,000-byte transfer at 50 ms. Scoreboard: variants
+                    quinn-default, unlimited, upstream-3; every row at 3 RTTs (the
+                    rows where delay varies at one)
   --json FILE       write the results (tests and every run) as JSON
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc
-                    (also: upstream, quinn with patches/upstream/ and its stream
-                    windows tuned up to 16 MiB; only the trees these need are
-                    built; main always)
+                    (also: upstream-1, upstream-2, upstream-3, quinn with the first
+                    1, 2, 3 patches of patches/upstream/, stream windows tuned up to
+                    16 MiB from step 2 on; only the trees these need are built;
+                    main always)
   --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                     jitter10, jitter30: mission with up to 10 / 30 ms more one way
-                    server to client, drawn per datagram, order kept)
+                    server to client, drawn per datagram, order kept; shallow0.1,
+                    shallow0.5: mission with a queue of 0.1 / 0.5 BDP)
   --rtts LIST       RTTs in ms, comma-separated (default 20,30,40,50,60,80,100)
   --bytes N         bytes of the bulk scenario (default 1073741824 = 1 GiB;
                     --quick: 268435456)
@@ -36,12 +45,14 @@ usage: integrations/quinn/run.sh [options]
                     requests answered by the server (1x4096000, req-10x409600, 100x1MiB)
   --jobs N          simulations at a time (default 2)
   --loopback        also run quinn's own endpoints (the quinn crate) over
-                    loopback UDP with each tree: bulk throughput and CPU time
+                    loopback UDP, unpatched and with each patched tree built
+                    among fc and upstream-3: bulk throughput and CPU time
   --loopback-runs K runs per tree, alternating (default 5); --loopback-bytes N
                     bytes per run (default 1073741824)
   -h, --help        this text
 
-With --quick, --paths, --rtts and --scenarios replace the quick set.
+With --quick, --paths, --rtts and --scenarios replace the quick set. The
+scoreboard takes none of --paths, --rtts, --bytes, --scenarios.
 
 environment: WORK_DIR (default target/quinn-integration), QUINN_PROTO_VERSION
 (default 0.11.19: another version is fetched the same way, and the patches
@@ -55,13 +66,14 @@ step() { printf '\n== %s\n' "$*"; }
 say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
-QUICK=0 JSON="" SKIP_TESTS=0 VARIANTS="" PATHS_="" RTTS="" BYTES="" SCENARIOS="" JOBS=2
+SCOREBOARD=0 QUICK=0 JSON="" SKIP_TESTS=0 VARIANTS="" PATHS_="" RTTS="" BYTES="" SCENARIOS="" JOBS=2
 LOOPBACK=0 LOOPBACK_RUNS=5 LOOPBACK_BYTES=1073741824
 ARGS=("$@")
 need() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK=1 ;;
+    --scoreboard) SCOREBOARD=1 ;;
     --json) need "$@"; JSON=$(realpath -m "$2"); shift ;;
     --skip-tests) SKIP_TESTS=1 ;;
     --variants) need "$@"; VARIANTS=$2; shift ;;
@@ -82,7 +94,13 @@ done
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a positive whole number, not $JOBS"
 [[ $LOOPBACK_RUNS =~ ^[1-9][0-9]*$ ]] || die "--loopback-runs needs a positive whole number, not $LOOPBACK_RUNS"
 [[ $LOOPBACK_BYTES =~ ^[1-9][0-9]*$ ]] || die "--loopback-bytes needs a positive whole number, not $LOOPBACK_BYTES"
-if [[ -z $VARIANTS ]]; then
+if [[ $SCOREBOARD -eq 1 ]]; then
+  [[ -z $PATHS_$RTTS$BYTES$SCENARIOS ]] || die "--scoreboard has its own rows: drop --paths, --rtts, --bytes and --scenarios"
+  [[ $LOOPBACK -eq 0 ]] || die "--scoreboard and --loopback: run them one at a time"
+  if [[ -z $VARIANTS ]]; then
+    VARIANTS=$(cd "$HERE" && python3 -c "import scoreboard as s; print(s.QUICK_VARIANTS if $QUICK else s.DEFAULT_VARIANTS)")
+  fi
+elif [[ -z $VARIANTS ]]; then
   if [[ $QUICK -eq 1 ]]; then
     VARIANTS=quinn-default,unlimited,neqo-fc
   else
@@ -111,13 +129,14 @@ shopt -u nullglob
 [[ ${#HARNESS_PATCHES[@]} -gt 0 ]] || die "no patches in $HERE/patches/harness"
 
 # The trees: quinn-proto + the harness patches, for `fc` the neqo-fc
-# patches (quinn-proto's receive flow control from neqo-fc), for `upstream`
-# the upstream series (patches/upstream/, stream windows tuned behind a
-# TransportConfig knob) and the test-only patches/harness-upstream/ (its
-# variant, and a check of its tuning against neqo-fc's). The tree each
-# variant runs on (harness.py VARIANTS says the same):
+# patches (quinn-proto's receive flow control from neqo-fc), for `upstream-N`
+# the first N patches of the upstream series (patches/upstream/, stream
+# windows tuned behind a TransportConfig knob) and, from N = 2 on, the
+# test-only patches/harness-upstream/ (the variant's config, and a check of
+# its tuning against neqo-fc's). The tree each variant runs on (harness.py
+# VARIANTS says the same):
 declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc
-  [upstream]=upstream)
+  [upstream-1]=upstream-1 [upstream-2]=upstream-2 [upstream-3]=upstream-3)
 declare -A WANTED=([main]=1) # main: the reference for quinn-proto's tests
 for v in ${VARIANTS//,/ }; do
   [[ -n ${VARIANT_TREE[$v]:-} ]] || die "unknown variant $v (known: ${!VARIANT_TREE[*]})"
@@ -171,14 +190,15 @@ if [[ -n ${WANTED[fc]:-} ]]; then
     say "fc tree: skipped (${TREE_SKIP[fc]})"
   fi
 fi
-if [[ -n ${WANTED[upstream]:-} ]]; then
-  if [[ ${#UPSTREAM_PATCHES[@]} -gt 0 ]]; then
-    TREES+=(upstream)
+for n in 1 2 3; do
+  [[ -n ${WANTED[upstream-$n]:-} ]] || continue
+  if [[ ${#UPSTREAM_PATCHES[@]} -ge $n ]]; then
+    TREES+=(upstream-$n)
   else
-    TREE_SKIP[upstream]="no patch in integrations/quinn/patches/upstream/"
-    say "upstream tree: skipped (${TREE_SKIP[upstream]})"
+    TREE_SKIP[upstream-$n]="integrations/quinn/patches/upstream/ has ${#UPSTREAM_PATCHES[@]} patches"
+    say "upstream-$n tree: skipped (${TREE_SKIP[upstream-$n]})"
   fi
-fi
+done
 
 # ----------------------------------------------------------------- 3. trees
 # tree_stamp NAME PATCH... -> what a tree is made of; the tree is rebuilt
@@ -195,7 +215,11 @@ tree_stamp() {
 tree_patches() { # tree_patches NAME -> its patches, in order
   printf '%s\n' "${HARNESS_PATCHES[@]}"
   [[ $1 == fc ]] && printf '%s\n' "${FC_PATCHES[@]}"
-  [[ $1 == upstream ]] && printf '%s\n' "${UPSTREAM_PATCHES[@]}" "${HARNESS_UPSTREAM_PATCHES[@]}"
+  if [[ $1 == upstream-* ]]; then
+    local n=${1#upstream-}
+    printf '%s\n' "${UPSTREAM_PATCHES[@]:0:n}"
+    [[ $n -ge 2 ]] && printf '%s\n' "${HARNESS_UPSTREAM_PATCHES[@]}"
+  fi
   return 0
 }
 
@@ -227,7 +251,17 @@ EOF
       { cat "$WORK_DIR/logs/patch-$name.log" >&2; die "$(basename "$(dirname "$p")")/$(basename "$p") does not apply to quinn-proto $QUINN_PROTO_VERSION"; }
     say "$name: applied $(basename "$(dirname "$p")")/$(basename "$p")"
   done
-  if [[ $name == fc || $name == upstream ]]; then
+  if [[ $name != main ]]; then
+    # One target directory for all trees (dependencies built once) needs
+    # artifacts of other names per tree: cargo derives them from the package's
+    # name, version and dependencies, not from its folder. SemVer build
+    # metadata on the version makes the names differ and changes nothing else.
+    sed -i "0,/^version = \"$QUINN_PROTO_VERSION\"/s//version = \"$QUINN_PROTO_VERSION+fc-$name\"/" \
+      "$dir/quinn-proto/Cargo.toml"
+    grep -q "^version = \"$QUINN_PROTO_VERSION+fc-$name\"" "$dir/quinn-proto/Cargo.toml" ||
+      die "could not mark quinn-proto's version in the $name tree"
+  fi
+  if [[ $name == fc || $name == upstream-[23] ]]; then
     # The fc patch says `neqo-fc = { path = "../neqo-fc" }`, the upstream
     # tree's test-only harness-upstream/0002 the same as a dev-dependency (its
     # check against neqo-fc's tuner; the series itself has no such
@@ -251,26 +285,17 @@ done
 timed prepare "$t"
 
 # ---------------------------------------------------------------- 4. builds
-# main and fc share one target directory, so dependencies are built once. The
-# fc tree's quinn-proto has one dependency more (neqo-fc), which gives its
-# artifacts other names than main's; the check below makes sure of it. Any
-# other tree (upstream, with neqo-fc as a dev-dependency for its check) has
-# main's or fc's dependencies and so their artifact names (with neqo-fc, fc's):
-# it gets a target directory of its own (dependencies built once more).
+# All trees share one target directory, so dependencies are built once; each
+# tree's quinn-proto has a version of its own (prepare_tree), so its
+# artifacts have names of their own; the check below makes sure of it.
 export CARGO_TARGET_DIR="$WORK_DIR/cargo-target"
-tree_target() { # tree_target NAME -> the tree's CARGO_TARGET_DIR
-  case $1 in
-    main | fc) echo "$WORK_DIR/cargo-target" ;;
-    *) echo "$WORK_DIR/cargo-target-$1" ;;
-  esac
-}
 step "build quinn-proto's lib tests (release), which hold the fc_run driver"
 t=$SECONDS
 declare -A EXE=()
 for tree in "${TREES[@]}"; do
   log="$WORK_DIR/logs/build-$tree.log"
   t1=$SECONDS
-  if ! (cd "$WORK_DIR/trees/$tree" && export CARGO_TARGET_DIR="$(tree_target "$tree")" &&
+  if ! (cd "$WORK_DIR/trees/$tree" &&
     cargo test --release --lib -p quinn-proto --no-run --message-format=json-render-diagnostics 2>"$log" |
     "${HARNESS[@]}" test-exe >"$WORK_DIR/bin/$tree.exe"); then
     tail -n 40 "$log" >&2
@@ -282,7 +307,7 @@ done
 for a in "${TREES[@]}"; do
   for b in "${TREES[@]}"; do
     if [[ $a < $b && ${EXE[$a]} == "${EXE[$b]}" ]]; then
-      die "the $a and $b trees built the same artifact (${EXE[$a]}): they would overwrite each other; give each tree its own CARGO_TARGET_DIR (tree_target)"
+      die "the $a and $b trees built the same artifact (${EXE[$a]}): they would overwrite each other (prepare_tree gives each tree's quinn-proto a version of its own)"
     fi
   done
 done
@@ -297,7 +322,7 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
   for tree in "${TREES[@]}"; do
     log="$WORK_DIR/logs/test-$tree.log"
     t1=$SECONDS
-    (cd "$WORK_DIR/trees/$tree" && export CARGO_TARGET_DIR="$(tree_target "$tree")" &&
+    (cd "$WORK_DIR/trees/$tree" &&
       cargo test --release --lib -p quinn-proto --no-fail-fast >"$log" 2>&1) || true
     say "$tree: ran in $((SECONDS - t1)) s (log: $log)"
     "${HARNESS[@]}" tests "$log" "$WORK_DIR/logs/tests-$tree.json" --seconds $((SECONDS - t1))
@@ -315,7 +340,9 @@ if [[ $SKIP_TESTS -eq 0 ]]; then
 fi
 
 # ---------------------------------------------------------------- 6. matrix
-step "matrix$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
+what=matrix
+[[ $SCOREBOARD -eq 1 ]] && what=scoreboard
+step "$what$([[ $QUICK -eq 1 ]] && echo ' (quick)')"
 t=$SECONDS
 matrix=(--variants "$VARIANTS" --jobs "$JOBS" --send-window "$SEND_WINDOW" --seed "$SEED"
   --quinn-proto-version "$QUINN_PROTO_VERSION" --command "integrations/quinn/run.sh ${ARGS[*]}"
@@ -337,36 +364,59 @@ timings="{\"fetch\": ${TIMES[fetch]}, \"prepare\": ${TIMES[prepare]}, \"build\":
 [[ -n ${TIMES[tests]:-} ]] && timings+=", \"tests\": ${TIMES[tests]}"
 matrix+=(--timings "$timings}")
 MATRIX_OK=1
-"${HARNESS[@]}" matrix "${matrix[@]}" || MATRIX_OK=0
-timed matrix "$t"
+"${HARNESS[@]}" "$what" "${matrix[@]}" || MATRIX_OK=0
+timed "$what" "$t"
 
 # -------------------------------------------------------------- 7. loopback
 # quinn's own endpoints (the quinn crate, with each tree's quinn-proto through
 # [patch.crates-io]) over loopback UDP: both ends in one process on one
-# thread, so its CPU time is the cost of both. Runs alternate between the
-# trees so that a busy machine slows both alike.
+# thread, so its CPU time is the cost of both. main against each patched tree
+# built among fc and upstream-3 (whose client tunes its stream windows, the
+# loopback crate's feature `tuned`). Runs alternate between the trees so that
+# a busy machine slows all alike.
 if [[ $LOOPBACK -eq 1 ]]; then
-  step "loopback: quinn's endpoints over UDP, unpatched (main) and with neqo-fc (fc)"
+  LB_TREES=(main)
+  for tree in fc upstream-3; do
+    [[ " ${TREES[*]} " == *" $tree "* ]] && LB_TREES+=("$tree")
+  done
+  [[ ${#LB_TREES[@]} -gt 1 ]] || die "--loopback needs a patched tree: variant neqo-fc or upstream-3"
+  step "loopback: quinn's endpoints over UDP, ${LB_TREES[*]}"
   t=$SECONDS
-  [[ " ${TREES[*]} " == *" fc "* ]] || die "--loopback needs the fc tree (variant neqo-fc)"
-  for tree in main fc; do
+  for tree in "${LB_TREES[@]}"; do
     dir="$WORK_DIR/loopback-$tree"
     rm -rf "$dir"
     cp -R "$HERE/loopback" "$dir"
-    printf '\n[patch.crates-io]\nquinn-proto = { path = "%s" }\n' "$WORK_DIR/trees/$tree/quinn-proto" >>"$dir/Cargo.toml"
+    # The tree's quinn-proto with the version loopback/Cargo.lock pins (the
+    # tree's own carries build metadata, which [patch] would not take
+    # without re-resolving the lock), and its neqo-fc link; outside the
+    # loopback folder, which would make it a workspace member.
+    src="$WORK_DIR/loopback-src-$tree"
+    rm -rf "$src"
+    mkdir -p "$src"
+    cp -R "$WORK_DIR/trees/$tree/quinn-proto" "$src/quinn-proto"
+    sed -i "0,/^version = \"$QUINN_PROTO_VERSION+fc-$tree\"/s//version = \"$QUINN_PROTO_VERSION\"/" "$src/quinn-proto/Cargo.toml"
+    ln -sfn "$FC_CRATE" "$src/neqo-fc"
+    printf '\n[patch.crates-io]\nquinn-proto = { path = "%s" }\n' "$src/quinn-proto" >>"$dir/Cargo.toml"
+    features=()
+    [[ $tree == upstream-* ]] && features=(--features tuned)
     log="$WORK_DIR/logs/loopback-build-$tree.log"
-    (cd "$dir" && cargo build --release >"$log" 2>&1) ||
+    (cd "$dir" && cargo build --release "${features[@]}" >"$log" 2>&1) ||
       { tail -n 30 "$log" >&2; die "building the loopback check ($tree) failed; log: $log"; }
+    ! grep -q "was not used in the crate graph" "$log" ||
+      die "the loopback check ($tree) did not build with the tree's quinn-proto; log: $log"
     cp "$CARGO_TARGET_DIR/release/quinn-loopback" "$WORK_DIR/bin/loopback-$tree"
     : >"$WORK_DIR/logs/loopback-$tree.jsonl"
   done
   for ((i = 0; i < LOOPBACK_RUNS; i++)); do
-    for tree in main fc; do
+    for tree in "${LB_TREES[@]}"; do
       "$WORK_DIR/bin/loopback-$tree" --bytes "$LOOPBACK_BYTES" >>"$WORK_DIR/logs/loopback-$tree.jsonl" ||
         die "loopback run with the $tree tree failed"
     done
   done
-  lb=("$WORK_DIR/logs/loopback-main.jsonl" "$WORK_DIR/logs/loopback-fc.jsonl")
+  lb=("$WORK_DIR/logs/loopback-main.jsonl")
+  for tree in "${LB_TREES[@]:1}"; do
+    lb+=("$tree=$WORK_DIR/logs/loopback-$tree.jsonl")
+  done
   [[ -n $JSON ]] && lb+=(--json "$JSON")
   "${HARNESS[@]}" loopback "${lb[@]}"
   timed loopback "$t"
@@ -374,7 +424,7 @@ fi
 
 # --------------------------------------------------------------- 8. summary
 step "done in $((SECONDS - T_START)) s"
-for k in fetch prepare build tests matrix loopback; do
+for k in fetch prepare build tests matrix scoreboard loopback; do
   [[ -n ${TIMES[$k]:-} ]] && say "$k: ${TIMES[$k]} s"
 done
 status=0
