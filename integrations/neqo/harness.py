@@ -284,6 +284,11 @@ PATHS = {
     # J --no-reorder): delay that is not our own queue (issue #42).
     "jitter10": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
     "jitter30": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
+    # The mission path with a shallow tail-drop queue, 0.1 and 0.5 BDP: slow
+    # start and later probes overflow it, so loss recovery is part of the
+    # transfer (issue #42; the quinn harness's paths of the same names).
+    "shallow0.1": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 10000)),
+    "shallow0.5": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 2000)),
     # neqo-http3's `streams-flow-controlled` bench (benches/common.rs): 100 MB/s
     # with a 2 MB tail-drop queue (at its 20 ms, one BDP).
     "h3bench": (800_000_000, (False,), lambda rtt_ms, ecn, rate: 2_000_000),

@@ -16,8 +16,9 @@ SWEEP = list(range(20, 101, 4))  # 21 RTTs, ms
 CABLE_SWEEP = list(range(8, 49, 2))  # 21 RTTs on the 200 Mbit/s path
 QUICK_SWEEP = [20, 60, 100]
 QUICK_CABLE_SWEEP = [8, 28, 48]
-# With --quick (CI time), of the rows with jitter only the 30 ms one runs,
-# at one RTT.
+# Rows where delay varies (issue #42): jitter and shallow queues. With
+# --quick (CI time) only the 30 ms jitter one runs, at one RTT.
+VARYING = ("jitter10", "jitter30", "shallow0.1", "shallow0.5")
 QUICK_JITTER_SWEEP = [60]
 QUICK_JITTER_PATHS = ("jitter30",)
 # neqo's own `streams-flow-controlled` bench runs at 20 ms; --quick runs that.
@@ -40,6 +41,10 @@ ROWS = [
     # to 10 / 30 ms of extra one-way delay, order kept.
     ("jitter10", False, 1 << 30, 1, False),
     ("jitter30", False, 1 << 30, 1, False),
+    # Loss recovery (issue #42): the mission path with a tail-drop queue of
+    # 0.1 and 0.5 BDP.
+    ("shallow0.1", False, 1 << 30, 1, False),
+    ("shallow0.5", False, 1 << 30, 1, False),
     # neqo-http3's `streams-flow-controlled` bench cases (one request of
     # 4 MiB, ten of 1 MiB) on its link, as transport-level requests.
     ("h3bench", False, 4 << 20, 1, True),
@@ -68,8 +73,8 @@ def is_bulk(row):
     return row.endswith(" 1x1GiB")
 
 
-def is_jitter(row):
-    return row.split(" ")[0] in h.JITTER_MS
+def is_varying(row):
+    return row.split(" ")[0] in VARYING
 
 
 def is_multi(row):
@@ -81,7 +86,7 @@ def plan(variants, quick):
     for path, ecn, nbytes, streams, requests in ROWS:
         if path == "cable":
             rtts = QUICK_CABLE_SWEEP if quick else CABLE_SWEEP
-        elif path in h.JITTER_MS:
+        elif path in VARYING:
             if quick and path not in QUICK_JITTER_PATHS:
                 continue
             rtts = QUICK_JITTER_SWEEP if quick else SWEEP
@@ -172,7 +177,7 @@ def targets(runs, means, judged):
         if worst:
             check(f"mean peak connection window <= {what} in every multi-stream row",
                   f"highest {worst[1]:.3f} x ({worst[0]})", worst[1] <= 1.0)
-    bulk = [r for r in runs if is_bulk(row_of(r)) and not is_jitter(row_of(r))
+    bulk = [r for r in runs if is_bulk(row_of(r)) and not is_varying(row_of(r))
             and r["variant"] == judged and "goodput_bps" in r]
     if bulk:
         # The issue's basis: each bulk row's 21-RTT mean of the peak stream
@@ -197,13 +202,16 @@ def targets(runs, means, judged):
     # SENDER_BUFFER: the goodput share is taken only at the RTTs where that
     # covers rate x (RTT + the largest extra delay), so the buffer does not
     # cap the reference.
+    # On the shallow-queue rows, the same share where the buffer covers the
+    # BDP and the queue, and memory against 2 BDP.
     for row, m in means.items():
-        if not is_jitter(row) or judged not in m or "unlimited" not in m:
+        if not is_varying(row) or judged not in m or "unlimited" not in m:
             continue
-        jitter_s = h.JITTER_MS[row.split(" ")[0]] / 1000
+        jitter_s = h.JITTER_MS.get(row.split(" ")[0], 0) / 1000
         ours, ref = per_rtt(runs, row, judged), per_rtt(runs, row, "unlimited")
         fair = [k for k in ours if k in ref
-                and ours[k]["rate_bps"] / 8 * (k + jitter_s) <= SENDER_BUFFER]
+                and ours[k]["rate_bps"] / 8 * (k + jitter_s) + ours[k]["queue_bytes"] * (not jitter_s)
+                <= SENDER_BUFFER]
         if fair:
             share = (sum(ours[k]["goodput_bps"] for k in fair)
                      / sum(ref[k]["goodput_bps"] for k in fair))
@@ -211,6 +219,10 @@ def targets(runs, means, judged):
                   f"up to {max(fair) * 1000:.0f} ms, where unlimited's 10 MiB sender buffer "
                   f"covers the path)", f"{share:.3f}", share >= JITTER_SHARE)
         rs = [r for r in runs if row_of(r) == row and r["variant"] == judged and "goodput_bps" in r]
+        if not jitter_s:
+            bdps = mean([r["peak_stream_window_bytes"] / r["bdp_bytes"] for r in rs])
+            check(f"{row}: mean peak stream window <= 2 BDP", f"{bdps:.2f} BDP", bdps <= 2.0)
+            continue
         extra_s = jitter_s / 2
 
         def bound(r):
