@@ -67,8 +67,8 @@ pub struct DelayArgs {
 #[derive(Debug, Args)]
 pub struct ReadmeArgs {
     /// A Markdown file with marked blocks (repeat for several). Default:
-    /// README.md, integrations/neqo/README.md and every docs/*.md that
-    /// has blocks.
+    /// README.md, integrations/neqo/README.md, integrations/quinn/README.md
+    /// and every docs/*.md that has blocks.
     #[arg(long, value_name = "FILE")]
     pub file: Vec<PathBuf>,
     /// Only compare: list the blocks that differ from this build and exit

@@ -15,12 +15,13 @@ use super::ReadmeArgs;
 use crate::readme::{blocks::blocks, markers, runs};
 
 /// The files `readme` fills when no `--file` is given: the README, the
-/// real-neqo integration's README and every Markdown file in `docs/` that
-/// has blocks.
+/// real-neqo and real-quinn integrations' READMEs and every Markdown file
+/// in `docs/` that has blocks.
 fn default_files() -> Vec<PathBuf> {
     let mut files = vec![
         PathBuf::from("README.md"),
         PathBuf::from("integrations/neqo/README.md"),
+        PathBuf::from("integrations/quinn/README.md"),
     ];
     if let Ok(dir) = std::fs::read_dir("docs") {
         let mut docs: Vec<PathBuf> = dir

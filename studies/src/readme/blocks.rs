@@ -649,6 +649,10 @@ pub fn blocks(runs: &Runs) -> Result<BTreeMap<String, String>, LabError> {
         "real-neqo-scoreboard".to_owned(),
         super::real_scoreboard::real_neqo_scoreboard()?,
     );
+    b.insert(
+        "real-quinn-scoreboard".to_owned(),
+        super::real_scoreboard::real_quinn_scoreboard()?,
+    );
     b.insert("headline".to_owned(), super::headline::headline(runs)?);
     Ok(b)
 }

@@ -5,7 +5,7 @@
 //! set that its first heading names; the runs behind every mean, per RTT,
 //! in a collapsed section below.
 
-use super::{real_quinn, real_scoreboard, runs::Runs};
+use super::{real_scoreboard, runs::Runs};
 use fc_lab::{
     error::LabError,
     format,
@@ -206,7 +206,7 @@ fn rtt_set(rtts: &[u64]) -> String {
 /// Real neqo and real quinn, from their committed results.
 fn real_stacks() -> Result<Vec<Stack>, LabError> {
     let neqo = |variant: &str| real_scoreboard::points("mission", "1x1GiB", variant);
-    let quinn = real_quinn::mission_points;
+    let quinn = |variant: &str| real_scoreboard::quinn_points("mission", "1x1GiB", variant);
     Ok(vec![
         Stack {
             name: format!("neqo {}", real_scoreboard::neqo_commit()?),
@@ -240,12 +240,19 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
             ],
         },
         Stack {
-            name: format!("quinn-proto {}", real_quinn::version()?),
+            name: format!("quinn-proto {}", real_scoreboard::quinn_version()?),
             rows: vec![
                 Row {
                     label: "as shipped",
                     short: "as shipped",
                     points: quinn("quinn-default")?,
+                },
+                Row {
+                    label: "+ the [upstream series](integrations/quinn/README.md#the-upstream-series-patchesupstream): \
+                            stream windows tuned up to a `TransportConfig` maximum (16 MiB here) \
+                            and the assembler's gap bound scaled, 3 patches",
+                    short: "+ upstream series",
+                    points: quinn("upstream-3")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control",
@@ -305,7 +312,7 @@ fn render(stacks: &[Stack]) -> Result<String, LabError> {
          --profile gbit-50ms --size 1GiB`.\n\n<details><summary>Per RTT: the runs behind each \
          mean</summary>\n\n",
         real_scoreboard::PATH,
-        real_quinn::MATRIX_PATH,
+        real_scoreboard::QUINN_PATH,
     );
     for s in stacks
         .iter()
@@ -398,7 +405,7 @@ mod tests {
         }
         assert!(text.contains("21 RTTs, 20–100 ms every 4 ms"), "{text}");
         assert!(
-            text.contains("7 RTTs: 20, 30, 40, 50, 60, 80, 100 ms"),
+            text.contains("| quinn-proto 0.11.19, 21 RTTs, 20–100 ms every 4 ms |"),
             "{text}"
         );
         // One number per cell: no "goodput · window" cells.

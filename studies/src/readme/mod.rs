@@ -12,8 +12,8 @@
 //! - [`headline`]: the README's first tables (one per RTT set, the
 //!   runs per RTT below them), one block;
 //! - [`real_quinn`]: quinn-proto with and without neqo-fc, one block;
-//! - [`real_scoreboard`]: real neqo's scoreboard (the upstream series
-//!   against neqo main and Firefox's window), one block;
+//! - [`real_scoreboard`]: real neqo's and real quinn's scoreboards (the upstream series
+//!   against each stack as it ships), one block each;
 //! - [`blind_start`]: the credit given before the rate is known, against
 //!   it, one block;
 //! - [`markers`]: finding and replacing the blocks in the file.

@@ -5,13 +5,12 @@
 
 use serde_json::Value;
 
-use super::headline::Point;
 use fc_lab::{
     error::LabError,
     table::{Align, Table},
 };
 
-pub(super) const MATRIX_PATH: &str = "integrations/quinn/results/matrix.json";
+const MATRIX_PATH: &str = "integrations/quinn/results/matrix.json";
 const MATRIX: &str = include_str!("../../../integrations/quinn/results/matrix.json");
 const SHORT_PATH: &str = "integrations/quinn/results/short.json";
 const SHORT: &str = include_str!("../../../integrations/quinn/results/short.json");
@@ -106,41 +105,6 @@ fn cell(runs: &[&Value], conn: bool) -> String {
     s
 }
 
-/// The bulk runs of `variant` on the mission path, one point per RTT in
-/// RTT order, from the committed matrix.
-///
-/// # Errors
-/// [`LabError::Simulator`] when the results do not parse, hold no such run
-/// or a run that did not complete (the headline's means are over every RTT).
-pub(super) fn mission_points(variant: &str) -> Result<Vec<Point>, LabError> {
-    let matrix = parse(MATRIX, MATRIX_PATH)?;
-    let bad =
-        |what: &str| LabError::Simulator(format!("{MATRIX_PATH}: mission / {variant}: {what}"));
-    Point::from_runs(
-        &matrix,
-        |r| {
-            r.get("path").and_then(Value::as_str) == Some("mission")
-                && r.get("scenario").and_then(Value::as_str) == Some("bulk")
-                && r.get("variant").and_then(Value::as_str) == Some(variant)
-        },
-        UNLIMITED,
-        bad,
-    )
-}
-
-/// The quinn-proto version the committed matrix ran.
-///
-/// # Errors
-/// [`LabError::Simulator`] when the results do not parse.
-pub(super) fn version() -> Result<String, LabError> {
-    let matrix = parse(MATRIX, MATRIX_PATH)?;
-    Ok(matrix
-        .get("quinn_proto_version")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .to_owned())
-}
-
 /// The block's text.
 ///
 /// # Errors
@@ -218,6 +182,20 @@ pub fn real_quinn() -> Result<String, LabError> {
                 .and_then(Value::as_f64)
                 .unwrap_or(f64::NAN),
         );
+        // The upstream series, where the same run measured it.
+        if lb.get("upstream-3").is_some() {
+            text += &format!(
+                "With the upstream series (`upstream-3`, stream windows tuned up to 16 MiB), in the same runs: {:.2} Gbit/s (× {:.3}), {:.2} s of CPU per GiB (× {:.3}).\n",
+                g("upstream-3", "median_goodput_gbps"),
+                lb.get("goodput_ratio_upstream-3")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN),
+                g("upstream-3", "cpu_s_per_gib"),
+                lb.get("cpu_ratio_upstream-3")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN),
+            );
+        }
     }
     Ok(text)
 }

@@ -1,7 +1,8 @@
-//! The `real-neqo-scoreboard` block: real neqo's scoreboard
-//! (`integrations/neqo/run.sh --scoreboard`, committed as
-//! `results/scoreboard.json`): per row and variant the means over the
-//! RTT sweep that `scoreboard.py` wrote, and the targets it checked.
+//! The `real-neqo-scoreboard` and `real-quinn-scoreboard` blocks: the
+//! scoreboards of real neqo and real quinn (`integrations/neqo/run.sh
+//! --scoreboard`, `integrations/quinn/run.sh --scoreboard`, committed as
+//! their `results/scoreboard.json`): per row and variant the means over the
+//! RTT sweep that each `scoreboard.py` wrote, and the targets it checked.
 
 use serde_json::Value;
 
@@ -13,26 +14,71 @@ use fc_lab::{
 
 pub(super) const PATH: &str = "integrations/neqo/results/scoreboard.json";
 const SCOREBOARD: &str = include_str!("../../../integrations/neqo/results/scoreboard.json");
+pub(super) const QUINN_PATH: &str = "integrations/quinn/results/scoreboard.json";
+const QUINN_SCOREBOARD: &str = include_str!("../../../integrations/quinn/results/scoreboard.json");
 
-/// The variants, in column order, and their headings.
-const VARIANTS: [(&str, &str); 10] = [
-    ("neqo-main", "neqo main"),
-    ("neqo-main+pacing", "main + pacing (= upstream-1)"),
-    ("neqo-firefox", "Firefox's 12 MB window"),
-    ("upstream-2", "upstream-2"),
-    ("upstream-3", "upstream-3"),
-    ("upstream-3-nopacing", "upstream 2–3, no pacing"),
-    ("upstream-3-firefox", "upstream-3, Firefox's window"),
-    ("neqo-fc+pacing", "full neqo-fc + pacing"),
-    ("unlimited", "unlimited"),
-    ("upstream-1", ""),
-];
+/// One stack's scoreboard: where its results are, its variants in column
+/// order with their headings (an empty heading: not shown), and the window
+/// at or above which the stack means unlimited.
+struct Board {
+    path: &'static str,
+    json: &'static str,
+    variants: &'static [(&'static str, &'static str)],
+    unlimited: f64,
+    /// The key naming the stack's version in the results, and how the
+    /// footer names the stack.
+    version_key: &'static str,
+    stack: &'static str,
+    command: &'static str,
+}
 
-/// Windows at or above this are neqo's unlimited setting.
-const UNLIMITED: f64 = 4.0e18;
+const NEQO: Board = Board {
+    path: PATH,
+    json: SCOREBOARD,
+    variants: &[
+        ("neqo-main", "neqo main"),
+        ("neqo-main+pacing", "main + pacing (= upstream-1)"),
+        ("neqo-firefox", "Firefox's 12 MB window"),
+        ("upstream-2", "upstream-2"),
+        ("upstream-3", "upstream-3"),
+        ("upstream-3-nopacing", "upstream 2–3, no pacing"),
+        ("upstream-3-firefox", "upstream-3, Firefox's window"),
+        ("neqo-fc+pacing", "full neqo-fc + pacing"),
+        ("unlimited", "unlimited"),
+        // neqo main + pacing under another name, shown once.
+        ("upstream-1", ""),
+    ],
+    // neqo's unlimited setting.
+    unlimited: 4.0e18,
+    version_key: "neqo_commit",
+    stack: "neqo",
+    command: "integrations/neqo/run.sh --scoreboard",
+};
 
-fn parse() -> Result<Value, LabError> {
-    serde_json::from_str(SCOREBOARD).map_err(|e| LabError::Simulator(format!("{PATH}: {e}")))
+const QUINN: Board = Board {
+    path: QUINN_PATH,
+    json: QUINN_SCOREBOARD,
+    variants: &[
+        ("quinn-default", "quinn default"),
+        ("quinn-8MiB", "8 MiB windows"),
+        ("upstream-1", "upstream-1"),
+        ("upstream-2", "upstream-2"),
+        ("upstream-3", "upstream-3"),
+        ("neqo-fc", "full neqo-fc"),
+        ("unlimited", "unlimited"),
+    ],
+    // quinn's VarInt::MAX is 2^62 - 1.
+    unlimited: (1u64 << 60) as f64,
+    version_key: "quinn_proto_version",
+    stack: "quinn-proto",
+    command: "integrations/quinn/run.sh --scoreboard",
+};
+
+impl Board {
+    fn parse(&self) -> Result<Value, LabError> {
+        serde_json::from_str(self.json)
+            .map_err(|e| LabError::Simulator(format!("{}: {e}", self.path)))
+    }
 }
 
 fn mean<'a>(doc: &'a Value, row: &str, variant: &str) -> Option<&'a Value> {
@@ -43,24 +89,25 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
-fn mb(bytes: f64) -> String {
-    if bytes >= UNLIMITED {
+fn mb(bytes: f64, unlimited: f64) -> String {
+    if bytes >= unlimited {
         "∞".to_owned()
     } else {
         format!("{:.1}", bytes / 1e6)
     }
 }
 
-/// The columns this scoreboard holds (upstream-1 is neqo main + pacing
-/// under another name, shown once).
-fn columns(doc: &Value) -> Vec<(&'static str, &'static str)> {
+/// The columns this scoreboard holds.
+fn columns(board: &Board, doc: &Value) -> Vec<(&'static str, &'static str)> {
     let has = |v: &str| {
         doc.get("variants")
             .and_then(Value::as_array)
             .is_some_and(|vs| vs.iter().any(|x| x.as_str() == Some(v)))
     };
-    VARIANTS
-        .into_iter()
+    board
+        .variants
+        .iter()
+        .copied()
         .filter(|(v, h)| !h.is_empty() && has(v))
         .collect()
 }
@@ -77,8 +124,8 @@ fn rows(doc: &Value) -> Vec<String> {
 }
 
 /// Goodput, then windows: one table each.
-fn table(doc: &Value, cell: impl Fn(&Value) -> Option<String>) -> String {
-    let cols = columns(doc);
+fn table(board: &Board, doc: &Value, cell: impl Fn(&Value) -> Option<String>) -> String {
+    let cols = columns(board, doc);
     let mut headings = vec![("row", Align::Left)];
     headings.extend(cols.iter().map(|(_, h)| (*h, Align::Right)));
     let mut t = Table::new(&headings);
@@ -96,27 +143,67 @@ fn table(doc: &Value, cell: impl Fn(&Value) -> Option<String>) -> String {
     t.markdown()
 }
 
-/// The runs of `variant` on `path` with `scenario` (ECN off), one point
-/// per RTT in RTT order, from the scoreboard's runs.
+/// The runs of `variant` on `path` with `scenario` (ECN off) in neqo's
+/// scoreboard, one point per RTT in RTT order.
 ///
 /// # Errors
 /// [`LabError::Simulator`] when the results do not parse, hold no such run
 /// or a run without its goodput.
 pub(super) fn points(path: &str, scenario: &str, variant: &str) -> Result<Vec<Point>, LabError> {
-    let doc = parse()?;
-    let bad =
-        |what: &str| LabError::Simulator(format!("{PATH}: {path} {scenario} / {variant}: {what}"));
-    Point::from_runs(
-        &doc,
-        |r| {
-            r.get("path").and_then(Value::as_str) == Some(path)
-                && r.get("scenario").and_then(Value::as_str) == Some(scenario)
-                && r.get("variant").and_then(Value::as_str) == Some(variant)
-                && r.get("ecn").and_then(Value::as_bool) == Some(false)
-        },
-        UNLIMITED,
-        bad,
-    )
+    NEQO.points(path, scenario, variant)
+}
+
+/// The same from quinn's scoreboard.
+///
+/// # Errors
+/// As [`points`].
+pub(super) fn quinn_points(
+    path: &str,
+    scenario: &str,
+    variant: &str,
+) -> Result<Vec<Point>, LabError> {
+    QUINN.points(path, scenario, variant)
+}
+
+impl Board {
+    fn points(&self, path: &str, scenario: &str, variant: &str) -> Result<Vec<Point>, LabError> {
+        let doc = self.parse()?;
+        let bad = |what: &str| {
+            LabError::Simulator(format!(
+                "{}: {path} {scenario} / {variant}: {what}",
+                self.path
+            ))
+        };
+        Point::from_runs(
+            &doc,
+            |r| {
+                r.get("path").and_then(Value::as_str) == Some(path)
+                    && r.get("scenario").and_then(Value::as_str) == Some(scenario)
+                    && r.get("variant").and_then(Value::as_str) == Some(variant)
+                    && r.get("ecn").and_then(Value::as_bool) == Some(false)
+            },
+            self.unlimited,
+            bad,
+        )
+    }
+
+    /// The stack's version the scoreboard ran (a commit shortened).
+    fn version(&self) -> Result<String, LabError> {
+        let doc = self.parse()?;
+        let v = doc
+            .get(self.version_key)
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        Ok(v[..v.len().min(7)].to_owned())
+    }
+}
+
+/// The quinn-proto version quinn's scoreboard ran.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse.
+pub(super) fn quinn_version() -> Result<String, LabError> {
+    QUINN.version()
 }
 
 /// The neqo commit the scoreboard ran, shortened.
@@ -124,25 +211,44 @@ pub(super) fn points(path: &str, scenario: &str, variant: &str) -> Result<Vec<Po
 /// # Errors
 /// [`LabError::Simulator`] when the results do not parse.
 pub(super) fn neqo_commit() -> Result<String, LabError> {
-    let doc = parse()?;
-    let commit = doc
-        .get("neqo_commit")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    Ok(commit[..commit.len().min(7)].to_owned())
+    NEQO.version()
 }
 
-/// The block's text.
+/// The `real-neqo-scoreboard` block's text.
 ///
 /// # Errors
 /// [`LabError::Simulator`] when the results do not parse.
 pub fn real_neqo_scoreboard() -> Result<String, LabError> {
-    let doc = parse()?;
-    let goodput = table(&doc, |m| num(m, "goodput_mbps").map(|g| format!("{g:.1}")));
-    let windows = table(&doc, |m| {
+    text(&NEQO)
+}
+
+/// The `real-quinn-scoreboard` block's text.
+///
+/// # Errors
+/// [`LabError::Simulator`] when the results do not parse.
+pub fn real_quinn_scoreboard() -> Result<String, LabError> {
+    text(&QUINN)
+}
+
+fn text(board: &Board) -> Result<String, LabError> {
+    let doc = board.parse()?;
+    // Runs the stack ended (quinn-proto's gap limit) are left out of a mean
+    // and counted beside it.
+    let goodput = table(board, &doc, |m| {
+        let g = num(m, "goodput_mbps")?;
+        Some(match num(m, "failed") {
+            Some(f) if f > 0.0 => format!("{g:.1} ({f} closed)"),
+            _ => format!("{g:.1}"),
+        })
+    });
+    let windows = table(board, &doc, |m| {
         let s = num(m, "peak_stream_window_bytes")?;
         let c = num(m, "peak_conn_window_bytes")?;
-        Some(format!("{} / {}", mb(s), mb(c)))
+        Some(format!(
+            "{} / {}",
+            mb(s, board.unlimited),
+            mb(c, board.unlimited)
+        ))
     });
     let rtts = |key: &str| {
         let r: Vec<u64> = doc
@@ -195,13 +301,12 @@ pub fn real_neqo_scoreboard() -> Result<String, LabError> {
             }
         }
     }
-    let commit = doc
-        .get("neqo_commit")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
     text += &format!(
-        "\nneqo {} (`{PATH}`; `integrations/neqo/run.sh --scoreboard`).\n",
-        &commit[..commit.len().min(7)]
+        "\n{} {} (`{}`; `{}`).\n",
+        board.stack,
+        board.version()?,
+        board.path,
+        board.command,
     );
     Ok(text)
 }
@@ -212,7 +317,7 @@ mod tests {
 
     #[test]
     fn every_row_has_a_mean_for_every_variant_it_ran() {
-        let doc = parse().unwrap();
+        let doc = NEQO.parse().unwrap();
         let text = real_neqo_scoreboard().unwrap();
         for row in rows(&doc) {
             let line = text
@@ -240,5 +345,25 @@ mod tests {
                 .iter()
                 .all(|p| p.window_bdp.is_infinite())
         );
+    }
+
+    #[test]
+    fn quinn_has_every_row_and_its_series_targets() {
+        let doc = QUINN.parse().unwrap();
+        let text = real_quinn_scoreboard().unwrap();
+        for row in rows(&doc) {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("| {row} |")))
+                .unwrap_or_else(|| panic!("no row {row}:\n{text}"));
+            assert!(!line.contains('–'), "a variant has no mean: {line}");
+        }
+        assert!(text.contains("Targets, `upstream-3`"), "{text}");
+        assert!(text.contains("quinn-proto 0.11.19"), "{text}");
+        // quinn's connection window is unlimited by default.
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| mission 1x1GiB | 1.2 / ∞"));
+        assert!(row.is_some(), "{text}");
     }
 }
