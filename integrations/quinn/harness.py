@@ -482,6 +482,25 @@ def loopback(a):
         Path(a.json).write_text(json.dumps(doc, indent=1) + "\n")
 
 
+def runs_args(p, variants):
+    """The flags `matrix` and `scoreboard` share: trees, variants, how runs
+    are made, and what goes into the JSON."""
+    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
+    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
+    p.add_argument("--variants", default=variants)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--jobs", type=int, default=2)
+    # 0: each run's path capacity, BDP + queue
+    p.add_argument("--send-window", type=int, default=0)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", default="")
+    p.add_argument("--tests-json", default="")
+    p.add_argument("--timings", default="")
+    p.add_argument("--quinn-proto-version", default="unknown")
+    p.add_argument("--command", default="")
+    p.add_argument("--env-info", default="")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -497,38 +516,13 @@ def main():
     p.add_argument("main")
     p.add_argument("others", nargs="*", metavar="TREE=TREE.json")
     p = sub.add_parser("matrix")
-    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
-    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
-    p.add_argument("--variants", default="quinn-default,quinn-8MiB,unlimited,neqo-fc")
+    runs_args(p, "quinn-default,quinn-8MiB,unlimited,neqo-fc")
     p.add_argument("--paths", default="")
     p.add_argument("--rtts", default="")
     p.add_argument("--scenarios", default="")
     p.add_argument("--bytes", type=int, default=0)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--jobs", type=int, default=2)
-    # 0: each run's path capacity, BDP + queue
-    p.add_argument("--send-window", type=int, default=0)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--json", default="")
-    p.add_argument("--tests-json", default="")
-    p.add_argument("--timings", default="")
-    p.add_argument("--quinn-proto-version", default="unknown")
-    p.add_argument("--command", default="")
-    p.add_argument("--env-info", default="")
-    p = sub.add_parser("scoreboard")
-    p.add_argument("--exe", action="append", default=[], metavar="TREE=PATH")
-    p.add_argument("--skip-reason", action="append", default=[], metavar="TREE=REASON")
-    p.add_argument("--variants", default="")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--send-window", type=int, default=0)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--json", default="")
-    p.add_argument("--tests-json", default="")
-    p.add_argument("--timings", default="")
-    p.add_argument("--quinn-proto-version", default="unknown")
-    p.add_argument("--command", default="")
-    p.add_argument("--env-info", default="")
+    # "": scoreboard.py's variants for --quick or not
+    runs_args(sub.add_parser("scoreboard"), "")
     p = sub.add_parser("rescore")
     p.add_argument("file")
     p = sub.add_parser("loopback")
