@@ -161,26 +161,40 @@ VARIANTS = {
     # patches/upstream/ step by step (+ patches/harness-upstream/ from step 2 on):
     # upstream-1 passes time and RTT to the MAX_STREAM_DATA writer and changes no
     # behaviour (quinn's defaults on its tree); upstream-2 tunes stream windows up to
-    # 16 MiB; upstream-3 also scales the assembler's gap bound.
+    # 16 MiB; upstream-3 also scales the assembler's gap bound; upstream-4 also tunes
+    # the connection window, from 2.5 MB up to 24 MiB; upstream-5 also starts new streams at
+    # the largest window tuning found.
     "upstream-1": "upstream-1",
     "upstream-2": "upstream-2",
     "upstream-3": "upstream-3",
+    "upstream-4": "upstream-4",
+    "upstream-5": "upstream-5",
 }
 # The client's configuration (fc_harness.rs FC_VARIANT) where it is not the variant's name.
-CONFIG = {"upstream-1": "quinn-default", "upstream-2": "upstream", "upstream-3": "upstream"}
+CONFIG = {
+    "upstream-1": "quinn-default",
+    "upstream-2": "upstream",
+    "upstream-3": "upstream",
+    "upstream-4": "upstream-conn",
+    "upstream-5": "upstream-conn",
+}
 # quinn-proto 0.11.19 closes the connection (INTERNAL_ERROR "too many gaps in stream
 # buffer") when more than 1024 separate pieces of one stream wait for a retransmission;
 # windows that let slow start overshoot a tail-drop queue get there. A failed transfer of
 # these variants (quinn's assembler as released: the main tree, and upstream-2, tuned
-# windows before 0003) is a result, not a broken harness (see README.md). The fc and
-# upstream-3 trees carry patches/neqo-fc/0002 (= patches/upstream/0003), which scales that
+# windows before 0003) is a result, not a broken harness (see README.md). The fc,
+# upstream-3 and upstream-4 trees carry patches/neqo-fc/0002 (= patches/upstream/0003), which scales that
 # bound with the data buffered, so any failure there fails the run.
 MAY_FAIL = {"unlimited", "quinn-8MiB", "upstream-2"}
 QUICK_BYTES = 256 << 20
 # --quick: (scenario, path, RTTs); bulk uses QUICK_BYTES unless --bytes is given.
 QUICK = [("bulk", "mission", [20, 50]), ("1x4096000", "mission", [50])]
 SIZE = re.compile(r"^(\d+)(KiB|MiB|GiB)?$")
-SCENARIO = re.compile(r"^(req-)?(\d+)x(.+)$")
+SCENARIO = re.compile(r"^(req-|warm-)?(\d+)x(.+)$")
+# warm-KxSIZE: the client's K requests of SIZE, opened when the response to one request of
+# WARM_BYTES, sent alone first, has been read (fc_run's FC_WARM_BYTES): a connection whose
+# congestion and flow control have grown, then a burst of new streams.
+WARM_BYTES = 64 << 20
 
 
 def parse_size(s):
@@ -191,14 +205,14 @@ def parse_size(s):
 
 
 def parse_scenario(name, bulk_bytes):
-    """-> (streams, bytes per stream, requests)"""
+    """-> (streams, bytes per stream, requests); warm-KxSIZE is requests too"""
     if name == "bulk":
         return 1, bulk_bytes, False
     m = SCENARIO.match(name)
     size = parse_size(m.group(3)) if m else None
     if not m or not size or int(m.group(2)) < 1:
-        die(f"unknown scenario {name!r} (bulk, or [req-]KxSIZE such as 1x4096000, "
-            "10x409600, req-100x1MiB)")
+        die(f"unknown scenario {name!r} (bulk, or [req-|warm-]KxSIZE such as 1x4096000, "
+            "10x409600, req-100x1MiB, warm-4x8MiB)")
     return int(m.group(2)), size, bool(m.group(1))
 
 
@@ -231,6 +245,7 @@ def make_spec(path, scenario, variant, rtt, bulk, send_window):
     return {"path": path, "scenario": scenario, "variant": variant, "rtt_ms": rtt,
             "rate_bps": rate, "queue_bytes": q, "jitter_ms": JITTER_MS.get(path, 0),
             "bytes": nbytes, "streams": streams, "requests": requests,
+            "warm_bytes": WARM_BYTES if scenario.startswith("warm-") else 0,
             "send_window": send_window or int(rate * rtt / 8000) + q}
 
 
@@ -242,6 +257,8 @@ def run_one(spec, exe, seed):
                FC_BYTES=str(spec["bytes"]), FC_STREAMS=str(spec["streams"]),
                FC_REQUESTS="1" if spec["requests"] else "0", FC_SEND_WINDOW=str(spec["send_window"]),
                FC_SEED=str(seed))
+    if spec["warm_bytes"]:
+        env["FC_WARM_BYTES"] = str(spec["warm_bytes"])
     cmd = [exe, TEST_NAME, "--exact", "--ignored", "--nocapture", "--test-threads=1"]
     # Paths relative to the repository, so results name no machine's folders.
     exe_shown = os.path.relpath(exe, REPO)
@@ -304,6 +321,8 @@ def print_tables(runs, variants):
         k = first["streams"]
         shape = (f"{k} × {fmt_size(first['bytes'])}" + (", the client's requests" if first["requests"]
                                                          else ", server-opened streams" if k > 1 else ""))
+        if first.get("warm_bytes"):
+            shape += f", after a {fmt_size(first['warm_bytes'])} response read first"
         print(f"\n{path}, {scenario} ({fmt_rate(PATHS[path][0])}, {q}; {shape})")
         print("  goodput Mbit/s | peak stream / connection window ÷ BDP | packets lost | "
               "STREAM_DATA_BLOCKED/DATA_BLOCKED received")
