@@ -18,20 +18,21 @@ usage: integrations/quinn/run.sh [options]
   --scoreboard      instead of the matrix, the scoreboard (scoreboard.py): every
                     row (bulk 1 GiB on mission and bench, short and many-stream
                     transfers, cable, jitter, shallow queues) at 21 RTTs, variants
-                    quinn-default, quinn-8MiB, unlimited, upstream-1..3, neqo-fc;
+                    quinn-default, quinn-8MiB, unlimited, upstream-1..5, neqo-fc;
                     means per row and the targets of the upstream series
   --quick           CI subset. Matrix: variants quinn-default, unlimited, neqo-fc;
                     bulk transfers of 256 MiB on the mission path at 20 and 50 ms,
                     and one 4,096,000-byte transfer at 50 ms. Scoreboard: variants
-                    quinn-default, unlimited, upstream-3; every row at 3 RTTs (the
+                    quinn-default, unlimited, upstream-5; every row at 3 RTTs (the
                     rows where delay varies at one)
   --json FILE       write the results (tests and every run) as JSON
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc
-                    (also: upstream-1, upstream-2, upstream-3, quinn with the first
-                    1, 2, 3 patches of patches/upstream/, stream windows tuned up to
-                    16 MiB from step 2 on; only the trees these need are built;
-                    main always)
+                    (also: upstream-1 .. upstream-5, quinn with the first 1 .. 5
+                    patches of patches/upstream/, stream windows tuned up to
+                    16 MiB from step 2 on, the connection window from 2.5 MB
+                    up to 24 MiB from step 4 on; only the trees these need
+                    are built; main always)
   --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                     jitter10, jitter30: mission with up to 10 / 30 ms more one way
                     server to client, drawn per datagram, order kept; shallow0.1,
@@ -46,7 +47,7 @@ usage: integrations/quinn/run.sh [options]
   --jobs N          simulations at a time (default 2)
   --loopback        also run quinn's own endpoints (the quinn crate) over
                     loopback UDP, unpatched and with each patched tree built
-                    among fc and upstream-3: bulk throughput and CPU time
+                    among fc and the last upstream-N: bulk throughput and CPU time
   --loopback-runs K runs per tree, alternating (default 5); --loopback-bytes N
                     bytes per run (default 1073741824)
   -h, --help        this text
@@ -131,12 +132,13 @@ shopt -u nullglob
 # The trees: quinn-proto + the harness patches, for `fc` the neqo-fc
 # patches (quinn-proto's receive flow control from neqo-fc), for `upstream-N`
 # the first N patches of the upstream series (patches/upstream/, stream
-# windows tuned behind a TransportConfig knob) and, from N = 2 on, the
-# test-only patches/harness-upstream/ (the variant's config, and a check of
-# its tuning against neqo-fc's). The tree each variant runs on (harness.py
-# VARIANTS says the same):
-declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc
-  [upstream-1]=upstream-1 [upstream-2]=upstream-2 [upstream-3]=upstream-3)
+# windows tuned behind a TransportConfig knob) and the test-only
+# patches/harness-upstream/ (the variants' configs, and a check of the tuning
+# against neqo-fc's), each from the step its `Applies-From: upstream-K` line
+# names, from step 2 where it has none. The tree each variant runs on
+# (harness.py VARIANTS says the same):
+declare -A VARIANT_TREE=([quinn-default]=main [quinn-8MiB]=main [unlimited]=main [neqo-fc]=fc)
+for n in {1..9}; do VARIANT_TREE[upstream-$n]=upstream-$n; done
 declare -A WANTED=([main]=1) # main: the reference for quinn-proto's tests
 for v in ${VARIANTS//,/ }; do
   [[ -n ${VARIANT_TREE[$v]:-} ]] || die "unknown variant $v (known: ${!VARIANT_TREE[*]})"
@@ -190,7 +192,7 @@ if [[ -n ${WANTED[fc]:-} ]]; then
     say "fc tree: skipped (${TREE_SKIP[fc]})"
   fi
 fi
-for n in 1 2 3; do
+for n in {1..9}; do
   [[ -n ${WANTED[upstream-$n]:-} ]] || continue
   if [[ ${#UPSTREAM_PATCHES[@]} -ge $n ]]; then
     TREES+=(upstream-$n)
@@ -218,7 +220,11 @@ tree_patches() { # tree_patches NAME -> its patches, in order
   if [[ $1 == upstream-* ]]; then
     local n=${1#upstream-}
     printf '%s\n' "${UPSTREAM_PATCHES[@]:0:n}"
-    [[ $n -ge 2 ]] && printf '%s\n' "${HARNESS_UPSTREAM_PATCHES[@]}"
+    local p from
+    for p in "${HARNESS_UPSTREAM_PATCHES[@]}"; do
+      from=$(sed -n 's/^Applies-From: upstream-\([0-9]*\)$/\1/p' "$p" | head -n 1)
+      [[ $n -ge ${from:-2} ]] && printf '%s\n' "$p"
+    done
   fi
   return 0
 }
@@ -261,7 +267,7 @@ EOF
     grep -q "^version = \"$QUINN_PROTO_VERSION+fc-$name\"" "$dir/quinn-proto/Cargo.toml" ||
       die "could not mark quinn-proto's version in the $name tree"
   fi
-  if [[ $name == fc || $name == upstream-[23] ]]; then
+  if [[ $name == fc || $name == upstream-[2-9] ]]; then
     # The fc patch says `neqo-fc = { path = "../neqo-fc" }`, the upstream
     # tree's test-only harness-upstream/0002 the same as a dev-dependency (its
     # check against neqo-fc's tuner; the series itself has no such
@@ -371,15 +377,18 @@ timed "$what" "$t"
 # quinn's own endpoints (the quinn crate, with each tree's quinn-proto through
 # [patch.crates-io]) over loopback UDP: both ends in one process on one
 # thread, so its CPU time is the cost of both. main against each patched tree
-# built among fc and upstream-3 (whose client tunes its stream windows, the
-# loopback crate's feature `tuned`). Runs alternate between the trees so that
+# built among fc and the last upstream-N (whose client tunes its stream and
+# connection windows, the loopback crate's feature `tuned-conn`). Runs alternate between the trees so that
 # a busy machine slows all alike.
 if [[ $LOOPBACK -eq 1 ]]; then
   LB_TREES=(main)
-  for tree in fc upstream-3; do
-    [[ " ${TREES[*]} " == *" $tree "* ]] && LB_TREES+=("$tree")
+  last_upstream=
+  for tree in "${TREES[@]}"; do
+    [[ $tree == fc ]] && LB_TREES+=(fc)
+    [[ $tree == upstream-* ]] && last_upstream=$tree
   done
-  [[ ${#LB_TREES[@]} -gt 1 ]] || die "--loopback needs a patched tree: variant neqo-fc or upstream-3"
+  [[ ${last_upstream#upstream-} -ge 4 ]] 2>/dev/null && LB_TREES+=("$last_upstream")
+  [[ ${#LB_TREES[@]} -gt 1 ]] || die "--loopback needs a patched tree: variant neqo-fc or upstream-4 or later"
   step "loopback: quinn's endpoints over UDP, ${LB_TREES[*]}"
   t=$SECONDS
   for tree in "${LB_TREES[@]}"; do
@@ -398,7 +407,7 @@ if [[ $LOOPBACK -eq 1 ]]; then
     ln -sfn "$FC_CRATE" "$src/neqo-fc"
     printf '\n[patch.crates-io]\nquinn-proto = { path = "%s" }\n' "$src/quinn-proto" >>"$dir/Cargo.toml"
     features=()
-    [[ $tree == upstream-* ]] && features=(--features tuned)
+    [[ $tree == upstream-* ]] && features=(--features tuned-conn)
     log="$WORK_DIR/logs/loopback-build-$tree.log"
     (cd "$dir" && cargo build --release "${features[@]}" >"$log" 2>&1) ||
       { tail -n 30 "$log" >&2; die "building the loopback check ($tree) failed; log: $log"; }

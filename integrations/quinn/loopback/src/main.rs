@@ -3,7 +3,8 @@
 //! `--bytes`, the client reads it to the end. Both run on one thread, so the
 //! process's CPU time is the cost of both ends. Prints one JSON line per run.
 //! With the feature `tuned` the client tunes its stream windows up to 16 MiB
-//! (the upstream series' knob).
+//! (the upstream series' knob); with `tuned-conn` also its connection window,
+//! from 2.5 MB up to 24 MiB (as the scoreboard's `upstream-4`).
 
 use std::{
     error::Error,
@@ -76,6 +77,11 @@ async fn transfer(bytes: u64) -> Res<u64> {
         // The receiver is the client: its stream windows tuned up to 16 MiB.
         let mut transport = quinn::TransportConfig::default();
         transport.max_stream_receive_window(Some(quinn::VarInt::from_u32(16 << 20)));
+        #[cfg(feature = "tuned-conn")]
+        {
+            transport.receive_window(quinn::VarInt::from_u32(2 * 1_250_000));
+            transport.max_receive_window(Some(quinn::VarInt::from_u32(24 << 20)));
+        }
         client_config.transport_config(Arc::new(transport));
     }
     client.set_default_client_config(client_config);
