@@ -249,10 +249,11 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
                 },
                 Row {
                     label: "+ the [upstream series](integrations/quinn/README.md#the-upstream-series-patchesupstream): \
-                            stream windows tuned up to a `TransportConfig` maximum (16 MiB here) \
-                            and the assembler's gap bound scaled, 3 patches",
+                            stream and connection windows tuned up to `TransportConfig` maxima \
+                            (16 and 24 MiB here), new streams started at the tuned window and the \
+                            assembler's gap bound scaled, 5 patches",
                     short: "+ upstream series",
-                    points: quinn("upstream-3")?,
+                    points: quinn("upstream-5")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control",

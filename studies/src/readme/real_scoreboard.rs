@@ -64,6 +64,8 @@ const QUINN: Board = Board {
         ("upstream-1", "upstream-1"),
         ("upstream-2", "upstream-2"),
         ("upstream-3", "upstream-3"),
+        ("upstream-4", "upstream-4"),
+        ("upstream-5", "upstream-5"),
         ("neqo-fc", "full neqo-fc"),
         ("unlimited", "unlimited"),
     ],
@@ -357,7 +359,7 @@ mod tests {
         let doc = QUINN.parse().unwrap();
         let text = real_quinn_scoreboard().unwrap();
         assert_every_row_has_its_means(&doc, &text);
-        assert!(text.contains("Targets, `upstream-3`"), "{text}");
+        assert!(text.contains("Targets, `upstream-5`"), "{text}");
         assert!(text.contains("quinn-proto 0.11.19"), "{text}");
         // quinn's connection window is unlimited by default.
         let row = text
