@@ -149,9 +149,17 @@ PATHS = {
     # every later probe overflow it, so loss recovery is part of the transfer (issue #42).
     "shallow0.1": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 80000)),
     "shallow0.5": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 16000)),
+    # The mission path where, from 2 s on, another flow keeps 0.5 BDP waiting in the data
+    # direction's queue and takes only the capacity ours leaves (fc_run's FC_STANDING_BYTES):
+    # a standing queue that is not ours raises the RTT but not its minimum (issue #42).
+    "standing0.5": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
 }
 # Extra one-way delay of a path, ms (none where absent).
 JITTER_MS = {"jitter10": 10, "jitter30": 30}
+# Bytes another flow keeps waiting in the data direction's queue, in BDPs, from
+# STANDING_FROM_S on (none where absent).
+STANDING_BDP = {"standing0.5": 0.5}
+STANDING_FROM_S = 2
 # name: the tree it runs on (the client's windows are set in fc_harness.rs)
 VARIANTS = {
     "quinn-default": "main",
@@ -246,6 +254,7 @@ def make_spec(path, scenario, variant, rtt, bulk, send_window):
             "rate_bps": rate, "queue_bytes": q, "jitter_ms": JITTER_MS.get(path, 0),
             "bytes": nbytes, "streams": streams, "requests": requests,
             "warm_bytes": WARM_BYTES if scenario.startswith("warm-") else 0,
+            "standing_bytes": int(rate * rtt / 8000 * STANDING_BDP.get(path, 0)),
             "send_window": send_window or int(rate * rtt / 8000) + q}
 
 
@@ -259,6 +268,9 @@ def run_one(spec, exe, seed):
                FC_SEED=str(seed))
     if spec["warm_bytes"]:
         env["FC_WARM_BYTES"] = str(spec["warm_bytes"])
+    if spec["standing_bytes"]:
+        env["FC_STANDING_BYTES"] = str(spec["standing_bytes"])
+        env["FC_STANDING_FROM_S"] = str(STANDING_FROM_S)
     cmd = [exe, TEST_NAME, "--exact", "--ignored", "--nocapture", "--test-threads=1"]
     # Paths relative to the repository, so results name no machine's folders.
     exe_shown = os.path.relpath(exe, REPO)
@@ -311,11 +323,14 @@ def print_tables(runs, variants):
     for path, scenario in groups:
         rows = [r for r in runs if group_key(r) == (path, scenario)]
         first = rows[0]
-        q = ("queue = 1 BDP" if path in ("mission", "cable") or path in JITTER_MS
+        q = ("queue = 1 BDP" if path in ("mission", "cable") or path in JITTER_MS or path in STANDING_BDP
              else f"queue = {first['queue_bytes']:,} B")
         if path in JITTER_MS:
             q += (f", tail drop, up to {JITTER_MS[path]} ms more one way server → client"
                   ", order kept")
+        elif path in STANDING_BDP:
+            q += (f", tail drop, {STANDING_BDP[path]} BDP of it held by another flow from "
+                  f"{STANDING_FROM_S} s on")
         else:
             q += ", tail drop"
         k = first["streams"]

@@ -36,7 +36,8 @@ usage: integrations/quinn/run.sh [options]
   --paths LIST      comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                     jitter10, jitter30: mission with up to 10 / 30 ms more one way
                     server to client, drawn per datagram, order kept; shallow0.1,
-                    shallow0.5: mission with a queue of 0.1 / 0.5 BDP)
+                    shallow0.5: mission with a queue of 0.1 / 0.5 BDP; standing0.5:
+                    mission where another flow keeps 0.5 BDP in the queue from 2 s)
   --rtts LIST       RTTs in ms, comma-separated (default 20,30,40,50,60,80,100)
   --bytes N         bytes of the bulk scenario (default 1073741824 = 1 GiB;
                     --quick: 268435456)
