@@ -166,17 +166,14 @@ VARIANTS = {
     "quinn-8MiB": "main",
     "unlimited": "main",
     "neqo-fc": "fc",
-    # patches/upstream/ step by step (+ patches/harness-upstream/ from step 2 on):
+    # patches/upstream/ step by step (+ patches/harness-upstream/, each from the step its
+    # Applies-From line names, step 2 by default):
     # upstream-1 passes time and RTT to the MAX_STREAM_DATA writer and changes no
     # behaviour (quinn's defaults on its tree); upstream-2 tunes stream windows up to
     # 16 MiB; upstream-3 also scales the assembler's gap bound; upstream-4 also tunes
     # the connection window, from 2.5 MB up to 24 MiB; upstream-5 also starts new streams at
     # the largest window tuning found.
-    "upstream-1": "upstream-1",
-    "upstream-2": "upstream-2",
-    "upstream-3": "upstream-3",
-    "upstream-4": "upstream-4",
-    "upstream-5": "upstream-5",
+    **{f"upstream-{n}": f"upstream-{n}" for n in range(1, 6)},
 }
 # The client's configuration (fc_harness.rs FC_VARIANT) where it is not the variant's name.
 CONFIG = {
@@ -190,8 +187,8 @@ CONFIG = {
 # buffer") when more than 1024 separate pieces of one stream wait for a retransmission;
 # windows that let slow start overshoot a tail-drop queue get there. A failed transfer of
 # these variants (quinn's assembler as released: the main tree, and upstream-2, tuned
-# windows before 0003) is a result, not a broken harness (see README.md). The fc,
-# upstream-3 and upstream-4 trees carry patches/neqo-fc/0002 (= patches/upstream/0003), which scales that
+# windows before 0003) is a result, not a broken harness (see README.md). The fc tree and
+# upstream-3 on carry patches/neqo-fc/0002 (= patches/upstream/0003), which scales that
 # bound with the data buffered, so any failure there fails the run.
 MAY_FAIL = {"unlimited", "quinn-8MiB", "upstream-2"}
 QUICK_BYTES = 256 << 20
