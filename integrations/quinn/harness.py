@@ -153,6 +153,10 @@ PATHS = {
     # direction's queue and takes only the capacity ours leaves (fc_run's FC_STANDING_BYTES):
     # a standing queue that is not ours raises the RTT but not its minimum (issue #42).
     "standing0.5": (GBIT_BPS, lambda rtt_ms, rate: int(rate * rtt_ms / 8000)),
+    # fc-lab's bufferbloat profile: 50 Mbit/s, a 50-BDP tail-drop queue, our flow alone. A
+    # window that limits the sender holds a queue of its own making; a rule that sizes windows
+    # for the delay it sees grows into it (issue #42).
+    "bufferbloat": (50_000_000, lambda rtt_ms, rate: int(rate * rtt_ms / 8000 * 50)),
 }
 # Extra one-way delay of a path, ms (none where absent).
 JITTER_MS = {"jitter10": 10, "jitter30": 30}
@@ -172,8 +176,9 @@ VARIANTS = {
     # behaviour (quinn's defaults on its tree); upstream-2 tunes stream windows up to
     # 16 MiB; upstream-3 also scales the assembler's gap bound; upstream-4 also tunes
     # the connection window, from 2.5 MB up to 24 MiB; upstream-5 also starts new streams at
-    # the largest window tuning found.
-    **{f"upstream-{n}": f"upstream-{n}" for n in range(1, 6)},
+    # the largest window tuning found; upstream-6 also sizes windows for the minimum RTT plus
+    # four times its variation where that is below the smoothed RTT.
+    **{f"upstream-{n}": f"upstream-{n}" for n in range(1, 7)},
 }
 # The client's configuration (fc_harness.rs FC_VARIANT) where it is not the variant's name.
 CONFIG = {
@@ -182,6 +187,7 @@ CONFIG = {
     "upstream-3": "upstream",
     "upstream-4": "upstream-conn",
     "upstream-5": "upstream-conn",
+    "upstream-6": "upstream-conn",
 }
 # quinn-proto 0.11.19 closes the connection (INTERNAL_ERROR "too many gaps in stream
 # buffer") when more than 1024 separate pieces of one stream wait for a retransmission;

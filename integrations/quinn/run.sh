@@ -17,18 +17,19 @@ usage: integrations/quinn/run.sh [options]
 
   --scoreboard      instead of the matrix, the scoreboard (scoreboard.py): every
                     row (bulk 1 GiB on mission and bench, short and many-stream
-                    transfers, cable, jitter, shallow queues) at 21 RTTs, variants
-                    quinn-default, quinn-8MiB, unlimited, upstream-1..5, neqo-fc;
+                    transfers, cable, jitter, shallow and standing queues, bufferbloat)
+                    at 21 RTTs, variants quinn-default, quinn-8MiB, unlimited,
+                    upstream-1..6, neqo-fc;
                     means per row and the targets of the upstream series
   --quick           CI subset. Matrix: variants quinn-default, unlimited, neqo-fc;
                     bulk transfers of 256 MiB on the mission path at 20 and 50 ms,
                     and one 4,096,000-byte transfer at 50 ms. Scoreboard: variants
-                    quinn-default, unlimited, upstream-5; every row at 3 RTTs (the
-                    rows where delay varies at one)
+                    quinn-default, unlimited, upstream-6; every row at 3 RTTs (the
+                    rows where delay varies, and bufferbloat, at one)
   --json FILE       write the results (tests and every run) as JSON
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc
-                    (also: upstream-1 .. upstream-5, quinn with the first 1 .. 5
+                    (also: upstream-1 .. upstream-6, quinn with the first 1 .. 6
                     patches of patches/upstream/, stream windows tuned up to
                     16 MiB from step 2 on, the connection window from 2.5 MB
                     up to 24 MiB from step 4 on; only the trees these need
@@ -37,7 +38,8 @@ usage: integrations/quinn/run.sh [options]
                     jitter10, jitter30: mission with up to 10 / 30 ms more one way
                     server to client, drawn per datagram, order kept; shallow0.1,
                     shallow0.5: mission with a queue of 0.1 / 0.5 BDP; standing0.5:
-                    mission where another flow keeps 0.5 BDP in the queue from 2 s)
+                    mission where another flow keeps 0.5 BDP in the queue from 2 s;
+                    bufferbloat: 50 Mbit/s, a 50-BDP queue)
   --rtts LIST       RTTs in ms, comma-separated (default 20,30,40,50,60,80,100)
   --bytes N         bytes of the bulk scenario (default 1073741824 = 1 GiB;
                     --quick: 268435456)

@@ -46,15 +46,20 @@ ROWS = [
     # A standing queue that is not ours: from 2 s on another flow keeps 0.5 BDP
     # waiting in the bottleneck and takes what ours leaves.
     ("standing0.5", "1x1GiB"),
+    # Our own queue, and nobody else's: 50 Mbit/s behind a 50-BDP queue. A window
+    # that limits the sender holds that queue; the rule must not grow into it.
+    ("bufferbloat", "1x1GiB"),
 ]
 VARYING = ("jitter10", "jitter30", "shallow0.1", "shallow0.5", "standing0.5")
+# Rows --quick runs at one RTT.
+ONE_QUICK_RTT = VARYING + ("bufferbloat",)
 # quinn's Pair marks no ECN: neqo's `bench+ecn` row has no quinn twin.
 
-DEFAULT_VARIANTS = "quinn-default,quinn-8MiB,unlimited,upstream-1,upstream-2,upstream-3,upstream-4,upstream-5,neqo-fc"
-QUICK_VARIANTS = "quinn-default,unlimited,upstream-5"
+DEFAULT_VARIANTS = "quinn-default,quinn-8MiB,unlimited,upstream-1,upstream-2,upstream-3,upstream-4,upstream-5,upstream-6,neqo-fc"
+QUICK_VARIANTS = "quinn-default,unlimited,upstream-6"
 # The variants the targets are checked for: the series' last step, and the
 # full integration.
-JUDGED = ("upstream-5", "neqo-fc")
+JUDGED = ("upstream-6", "neqo-fc")
 GOODPUT_SHARE = 0.99
 MAX_BULK_WINDOW_BDP = 1.6
 MAX_CONN_WINDOW_BDP = 2.0
@@ -87,7 +92,7 @@ def is_multi(row):
 def sweep_of(path, quick):
     if path == "cable":
         return QUICK_CABLE_SWEEP if quick else CABLE_SWEEP
-    if path in VARYING:
+    if path in ONE_QUICK_RTT:
         return QUICK_VARYING_SWEEP if quick else SWEEP
     return QUICK_SWEEP if quick else SWEEP
 
@@ -237,6 +242,21 @@ def targets(runs, judged):
         elif rs:
             bdps = mean([r["peak_stream_window_bytes"] / r["bdp_bytes"] for r in rs])
             check(f"{row}: mean peak stream window <= 2 BDP", f"{bdps:.2f} BDP", bdps <= 2.0)
+    own = row_name("bufferbloat", "1x1GiB")
+    mine, fixed = per_rtt(runs, own, judged), per_rtt(runs, own, "quinn-default")
+    both = [k for k in mine if k in fixed]
+    if both:
+        # quinn's fixed window (1.25 MB) is several BDPs at 50 Mbit/s: growing beyond the
+        # larger of it and the mission path's bound is growing into our own queue.
+        def over(k):
+            r = mine[k]
+            return r["peak_stream_window_bytes"] / max(MAX_BULK_WINDOW_BDP * r["bdp_bytes"],
+                                                       fixed[k]["peak_stream_window_bytes"])
+        worst = max(both, key=over)
+        check(f"{own}: peak stream window <= the larger of {MAX_BULK_WINDOW_BDP} BDP and "
+              "quinn-default's, at every RTT",
+              f"highest {over(worst):.2f} of it (at {worst * 1000:.0f} ms; {len(both)} RTTs)",
+              over(worst) <= 1.0)
     return out
 
 
