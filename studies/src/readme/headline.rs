@@ -250,10 +250,11 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
                 Row {
                     label: "+ the [upstream series](integrations/quinn/README.md#the-upstream-series-patchesupstream): \
                             stream and connection windows tuned up to `TransportConfig` maxima \
-                            (16 and 24 MiB here), new streams started at the tuned window and the \
-                            assembler's gap bound scaled, 5 patches",
+                            (16 and 24 MiB here), new streams started at the tuned window, the \
+                            assembler's gap bound scaled, windows sized for delay that varies but \
+                            not for a steady queue, 6 patches",
                     short: "+ upstream series",
-                    points: quinn("upstream-5")?,
+                    points: quinn("upstream-6")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control",

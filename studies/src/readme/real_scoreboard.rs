@@ -66,6 +66,7 @@ const QUINN: Board = Board {
         ("upstream-3", "upstream-3"),
         ("upstream-4", "upstream-4"),
         ("upstream-5", "upstream-5"),
+        ("upstream-6", "upstream-6"),
         ("neqo-fc", "full neqo-fc"),
         ("unlimited", "unlimited"),
     ],
@@ -359,7 +360,7 @@ mod tests {
         let doc = QUINN.parse().unwrap();
         let text = real_quinn_scoreboard().unwrap();
         assert_every_row_has_its_means(&doc, &text);
-        assert!(text.contains("Targets, `upstream-5`"), "{text}");
+        assert!(text.contains("Targets, `upstream-6`"), "{text}");
         assert!(text.contains("quinn-proto 0.11.19"), "{text}");
         // quinn's connection window is unlimited by default.
         let row = text
