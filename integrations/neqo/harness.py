@@ -289,6 +289,11 @@ PATHS = {
     # transfer (issue #42; the quinn harness's paths of the same names).
     "shallow0.1": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 10000)),
     "shallow0.5": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 2000)),
+    # fc-lab's bufferbloat profile: 50 Mbit/s, a 50-BDP tail-drop queue, our
+    # flow alone: a window that limits the sender holds a queue of its own
+    # making, and the rule must not grow into it (issue #42; the quinn
+    # harness's path of the same name).
+    "bufferbloat": (50_000_000, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000 * 50)),
     # neqo-http3's `streams-flow-controlled` bench (benches/common.rs): 100 MB/s
     # with a 2 MB tail-drop queue (at its 20 ms, one BDP).
     "h3bench": (800_000_000, (False,), lambda rtt_ms, ecn, rate: 2_000_000),
