@@ -313,6 +313,9 @@ VARIANTS = {
     "upstream-3": ("upstream-3", "default", ()),
     "upstream-3-nopacing": ("upstream-nopacing", "default", ()),
     "upstream-3-firefox": ("upstream-3", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
+    "upstream-4": ("upstream-4", "default", ()),
+    "upstream-4-nopacing": ("upstream-nopacing-4", "default", ()),
+    "upstream-4-firefox": ("upstream-4", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
     "neqo-fc": ("fc", "default", ()),
     "neqo-fc+pacing": ("fc-pacing", "default", ()),
 }

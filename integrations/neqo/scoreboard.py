@@ -45,6 +45,10 @@ ROWS = [
     # 0.1 and 0.5 BDP.
     ("shallow0.1", False, 1 << 30, 1, False),
     ("shallow0.5", False, 1 << 30, 1, False),
+    # Our own queue and nobody else's (issue #42): 50 Mbit/s behind a 50-BDP
+    # queue. A window that limits the sender holds that queue; the rule must
+    # not grow into it. With --quick, at one RTT.
+    ("bufferbloat", False, 1 << 30, 1, False),
     # neqo-http3's `streams-flow-controlled` bench cases (one request of
     # 4 MiB, ten of 1 MiB) on its link, as transport-level requests.
     ("h3bench", False, 4 << 20, 1, True),
@@ -52,11 +56,14 @@ ROWS = [
 ]
 
 # The variants the targets are checked for, and what they are held against.
-JUDGED = ("upstream-3", "neqo-fc+pacing")
+JUDGED = ("upstream-4", "neqo-fc+pacing")
 GOODPUT_SHARE = 0.99
 MAX_BULK_WINDOW_BDP = 1.6
 # Issue #42, rows where delay varies: goodput against unlimited windows.
 JITTER_SHARE = 0.97
+# neqo's first stream window (INITIAL_LOCAL_MAX_STREAM_DATA): 3.4 BDP on the
+# bufferbloat path at 50 ms.
+INITIAL_STREAM_WINDOW = 1 << 20
 # neqo's TxBuffer::MAX_SIZE on the main tree (MAX_LOCAL_MAX_STREAM_DATA).
 SENDER_BUFFER = 10 << 20
 
@@ -86,6 +93,8 @@ def plan(variants, quick):
     for path, ecn, nbytes, streams, requests in ROWS:
         if path == "cable":
             rtts = QUICK_CABLE_SWEEP if quick else CABLE_SWEEP
+        elif path == "bufferbloat":
+            rtts = QUICK_JITTER_SWEEP if quick else SWEEP
         elif path in VARYING:
             if quick and path not in QUICK_JITTER_PATHS:
                 continue
@@ -148,8 +157,8 @@ def targets(runs, means, judged):
     # Against neqo as it ships, as it would with the pacing fix alone, and as
     # Firefox configures it; Firefox's window also on the series' tree.
     pairs = [(judged, base) for base in ("neqo-main", "neqo-main+pacing", "neqo-firefox")]
-    if judged == "upstream-3":
-        pairs.append(("upstream-3-firefox", "neqo-firefox"))
+    if judged.startswith("upstream-"):
+        pairs.append((f"{judged}-firefox", "neqo-firefox"))
     for variant, base in pairs:
         worst = None
         for row, m in means.items():
@@ -166,7 +175,7 @@ def targets(runs, means, judged):
     # it ships.
     for variant, base, what in (
             (judged, "neqo-main+pacing", "neqo-main+pacing's"),
-            ("upstream-3-nopacing" if judged == "upstream-3" else None, "neqo-main",
+            (f"{judged}-nopacing" if judged.startswith("upstream-") else None, "neqo-main",
              "neqo-main's, without the pacing patch")):
         worst = None
         for row, m in means.items():
@@ -177,8 +186,9 @@ def targets(runs, means, judged):
         if worst:
             check(f"mean peak connection window <= {what} in every multi-stream row",
                   f"highest {worst[1]:.3f} x ({worst[0]})", worst[1] <= 1.0)
+    own = row_name("bufferbloat", False, 1 << 30, 1, False)
     bulk = [r for r in runs if is_bulk(row_of(r)) and not is_varying(row_of(r))
-            and r["variant"] == judged and "goodput_bps" in r]
+            and row_of(r) != own and r["variant"] == judged and "goodput_bps" in r]
     if bulk:
         # The issue's basis: each bulk row's 21-RTT mean of the peak stream
         # window over the BDP. Single runs are shown too (a ramp can overshoot).
@@ -230,6 +240,18 @@ def targets(runs, means, judged):
         used = mean([r["peak_stream_window_bytes"] / bound(r) for r in rs])
         check(f"{row}: peak stream window <= 2 x rate x (RTT + mean extra delay) (mean over RTTs)",
               f"{used:.2f} of the bound", used <= 1.0)
+    # Our own queue: the window may not grow beyond the larger of the mission
+    # bound and neqo's first window.
+    rs = per_rtt(runs, own, judged)
+    if rs:
+        def over(r):
+            return r["peak_stream_window_bytes"] / max(MAX_BULK_WINDOW_BDP * r["bdp_bytes"],
+                                                       INITIAL_STREAM_WINDOW)
+        worst = max(rs, key=lambda k: over(rs[k]))
+        check(f"{own}: peak stream window <= the larger of {MAX_BULK_WINDOW_BDP} BDP and neqo's "
+              f"first window (1 MiB), at every RTT",
+              f"highest {over(rs[worst]):.2f} of it (at {worst * 1000:.0f} ms; {len(rs)} RTTs)",
+              over(rs[worst]) <= 1.0)
     # neqo's `min_bandwidth` bench: the bench path at 40 ms, ECN off and on.
     for ecn in (False, True):
         row = row_name("bench", ecn, 1 << 30, 1, False)
@@ -240,7 +262,7 @@ def targets(runs, means, judged):
                   f"{x:.1f} against {y:.1f} Mbit/s ({x / y:.3f} x)", x >= y)
     for variant, base, share, what in (
             (judged, "unlimited", GOODPUT_SHARE, f">= {GOODPUT_SHARE} x unlimited"),
-            ("upstream-3-nopacing" if judged == "upstream-3" else None, "neqo-main", 1.0,
+            (f"{judged}-nopacing" if judged.startswith("upstream-") else None, "neqo-main", 1.0,
              "without the pacing patch >= neqo-main")):
         if variant is None:
             continue
