@@ -223,9 +223,10 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
                 },
                 Row {
                     label: "+ the [upstream series](integrations/neqo/README.md#the-upstream-series): \
-                            the pacing fix, a tuning fix and a 16 MiB window limit, 3 patches",
+                            the pacing fix, a tuning fix, a 16 MiB window limit and windows sized for \
+                            delay that varies but not for a steady queue, 4 patches",
                     short: "+ upstream series",
-                    points: neqo("upstream-3")?,
+                    points: neqo("upstream-4")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control, + the pacing fix",
