@@ -261,7 +261,12 @@ def make_spec(path, scenario, variant, rtt, bulk, send_window):
             "send_window": send_window or int(rate * rtt / 8000) + q}
 
 
-def run_one(spec, exe, seed):
+def qlog_name(spec):
+    """The file a run's server trace goes to under --qlog DIR."""
+    return f"{spec['path']}-{spec['variant']}-{spec['rtt_ms']}ms-{spec['scenario']}-server.sqlog"
+
+
+def run_one(spec, exe, seed, qlog_dir=""):
     env = dict(os.environ, FC_VARIANT=CONFIG.get(spec["variant"], spec["variant"]), FC_PATH=spec["path"],
                FC_SCENARIO=spec["scenario"], FC_RTT_MS=str(spec["rtt_ms"]),
                FC_RATE_BPS=str(spec["rate_bps"]), FC_QUEUE_BYTES=str(spec["queue_bytes"]),
@@ -274,6 +279,8 @@ def run_one(spec, exe, seed):
     if spec["standing_bytes"]:
         env["FC_STANDING_BYTES"] = str(spec["standing_bytes"])
         env["FC_STANDING_FROM_S"] = str(STANDING_FROM_S)
+    if qlog_dir:
+        env["FC_QLOG"] = os.path.join(qlog_dir, qlog_name(spec))
     cmd = [exe, TEST_NAME, "--exact", "--ignored", "--nocapture", "--test-threads=1"]
     # Paths relative to the repository, so results name no machine's folders.
     exe_shown = os.path.relpath(exe, REPO)
@@ -397,7 +404,9 @@ def matrix(a):
           + "".join(f"\n   variant {v} skipped: {skip_reasons.get(VARIANTS[v], 'tree not built')}"
                     for v in skipped))
     t0 = time.monotonic()
-    results, errors = run_all(specs, exes, a.jobs, a.seed)
+    if a.qlog:
+        os.makedirs(a.qlog, exist_ok=True)
+    results, errors = run_all(specs, exes, a.jobs, a.seed, a.qlog)
     wall = time.monotonic() - t0
     display = [dict(r, rtt_ms=s["rtt_ms"]) for r, s in zip(results, specs)]
     means = print_tables(display, runnable)
@@ -442,14 +451,14 @@ def write_json(path, doc):
     print(f"wrote {path if rel.startswith('..') else rel}")
 
 
-def run_all(specs, exes, jobs, seed):
+def run_all(specs, exes, jobs, seed, qlog_dir=""):
     """Runs every spec, `jobs` at a time, printing progress. -> (one record per
     spec in spec order, the failures); a failure of a variant outside MAY_FAIL
     has may_fail false."""
     results = [None] * len(specs)
     errors = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]]], seed): i
+        futs = {pool.submit(run_one, s, exes[VARIANTS[s["variant"]]], seed, qlog_dir): i
                 for i, s in enumerate(specs)}
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             i = futs[fut]
@@ -558,6 +567,8 @@ def main():
     p.add_argument("--rtts", default="")
     p.add_argument("--scenarios", default="")
     p.add_argument("--bytes", type=int, default=0)
+    # the server's trace of every run, a file per run (fc_trace.rs); read by ../limits.py
+    p.add_argument("--qlog", default="")
     # "": scoreboard.py's variants for --quick or not
     runs_args(sub.add_parser("scoreboard"), "")
     p = sub.add_parser("rescore")

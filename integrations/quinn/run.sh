@@ -48,6 +48,8 @@ usage: integrations/quinn/run.sh [options]
                     KiB, MiB, GiB), server-opened, or with req- the client's
                     requests answered by the server (1x4096000, req-10x409600, 100x1MiB)
   --jobs N          simulations at a time (default 2)
+  --qlog DIR        write the server's qlog trace of every matrix run into DIR,
+                    one file per run (not with --scoreboard; see README)
   --loopback        also run quinn's own endpoints (the quinn crate) over
                     loopback UDP, unpatched and with each patched tree built
                     among fc and the last upstream-N: bulk throughput and CPU time
@@ -71,7 +73,7 @@ say() { printf '   %s\n' "$*"; }
 die() { printf 'run.sh: error: %s\n' "$*" >&2; exit 1; }
 
 SCOREBOARD=0 QUICK=0 JSON="" SKIP_TESTS=0 VARIANTS="" PATHS_="" RTTS="" BYTES="" SCENARIOS="" JOBS=2
-LOOPBACK=0 LOOPBACK_RUNS=5 LOOPBACK_BYTES=1073741824
+LOOPBACK=0 LOOPBACK_RUNS=5 LOOPBACK_BYTES=1073741824 QLOG=""
 ARGS=("$@")
 need() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
@@ -86,6 +88,7 @@ while [[ $# -gt 0 ]]; do
     --bytes) need "$@"; BYTES=$2; shift ;;
     --scenarios) need "$@"; SCENARIOS=$2; shift ;;
     --jobs) need "$@"; JOBS=$2; shift ;;
+    --qlog) need "$@"; QLOG=$(realpath -m "$2"); shift ;;
     --loopback) LOOPBACK=1 ;;
     --loopback-runs) need "$@"; LOOPBACK_RUNS=$2; shift ;;
     --loopback-bytes) need "$@"; LOOPBACK_BYTES=$2; shift ;;
@@ -101,6 +104,7 @@ done
 if [[ $SCOREBOARD -eq 1 ]]; then
   [[ -z $PATHS_$RTTS$BYTES$SCENARIOS ]] || die "--scoreboard has its own rows: drop --paths, --rtts, --bytes and --scenarios"
   [[ $LOOPBACK -eq 0 ]] || die "--scoreboard and --loopback: run them one at a time"
+  [[ -z $QLOG ]] || die "--qlog is for matrix runs, not --scoreboard"
   if [[ -z $VARIANTS ]]; then
     VARIANTS=$(cd "$HERE" && python3 -c "import scoreboard as s; print(s.QUICK_VARIANTS if $QUICK else s.DEFAULT_VARIANTS)")
   fi
@@ -367,6 +371,7 @@ done
 [[ -n $RTTS ]] && matrix+=(--rtts "$RTTS")
 [[ -n $BYTES ]] && matrix+=(--bytes "$BYTES")
 [[ -n $SCENARIOS ]] && matrix+=(--scenarios "$SCENARIOS")
+[[ -n $QLOG ]] && matrix+=(--qlog "$QLOG")
 [[ -n $JSON ]] && matrix+=(--json "$JSON")
 [[ -n $TESTS_JSON ]] && matrix+=(--tests-json "$TESTS_JSON")
 timings="{\"fetch\": ${TIMES[fetch]}, \"prepare\": ${TIMES[prepare]}, \"build\": ${TIMES[build]}"
