@@ -294,12 +294,21 @@ PATHS = {
     # making, and the rule must not grow into it (issue #42; the quinn
     # harness's path of the same name).
     "bufferbloat": (50_000_000, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000 * 50)),
+    # The mission path where, from 2 s on, another flow keeps 0.5 BDP waiting
+    # in the data direction's queue and takes only the capacity ours leaves
+    # (fc_matrix --standing-bytes): a standing queue that is not ours, which
+    # raises the RTT but not its minimum (issue #42; the quinn harness's path
+    # of the same name).
+    "standing0.5": (GBIT_BPS, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000)),
     # neqo-http3's `streams-flow-controlled` bench (benches/common.rs): 100 MB/s
     # with a 2 MB tail-drop queue (at its 20 ms, one BDP).
     "h3bench": (800_000_000, (False,), lambda rtt_ms, ecn, rate: 2_000_000),
 }
 # Extra one-way delay of a path, ms (none where absent).
 JITTER_MS = {"jitter10": 10, "jitter30": 30}
+# Another flow's standing queue, BDPs (none where absent), from STANDING_FROM_S on.
+STANDING_BDP = {"standing0.5": 0.5}
+STANDING_FROM_S = 2
 # Firefox's network.http.http3.max_stream_data (neqo #3314).
 FIREFOX_STREAM_WINDOW = 12_582_912
 VARIANTS = {
@@ -384,6 +393,9 @@ def run_one(spec, exe, qlog_root=None):
            "--label", f"{spec['path']}/{spec['variant']}/{spec['rtt_ms']}ms"]
     if spec["path"] in JITTER_MS:
         cmd += ["--jitter-ms", str(JITTER_MS[spec["path"]])]
+    if spec["path"] in STANDING_BDP:
+        standing = int(spec["rate_bps"] / 8 * spec["rtt_ms"] / 1000 * STANDING_BDP[spec["path"]])
+        cmd += ["--standing-bytes", str(standing), "--standing-from-s", str(STANDING_FROM_S)]
     if spec["ecn"]:
         cmd.append("--ecn")
     if spec["requests"]:
@@ -488,6 +500,9 @@ def record(out, spec):
             "max_stream_data_sent", "max_data_sent", "packets_sent",
             "congestion_events_loss", "congestion_events_ecn",
             "congestion_events_spurious", "wall_s") if k in out},
+        # Another flow's standing queue, where the path has one.
+        **({k: out[k] for k in ("standing_bytes", "standing_served_bytes")}
+           if out.get("standing_bytes") else {}),
     }
 
 

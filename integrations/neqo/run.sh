@@ -33,7 +33,8 @@ usage: integrations/neqo/run.sh [options]
   --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                    jitter10, jitter30: mission with up to 10 / 30 ms more one way;
                    h3bench: neqo-http3's streams-flow-controlled link, 800 Mbit/s, 2 MB queue;
-                   bufferbloat: 50 Mbit/s, a 50-BDP queue)
+                   bufferbloat: 50 Mbit/s, a 50-BDP queue; standing0.5: mission where
+                   another flow keeps 0.5 BDP in the queue from 2 s)
   --rtts LIST      RTTs in ms, comma-separated (default: 20,30,40,50,60,80,100)
   --bytes N        bytes per transfer (default 1073741824 = 1 GiB)
   --streams K      send --bytes on each of K streams at once (default 1)
