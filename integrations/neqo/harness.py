@@ -333,18 +333,25 @@ VARIANTS = {
 ALIASES = {"upstream-1": "neqo-main+pacing"}
 
 
-def scenario_name(nbytes, streams, requests):
-    """`1x1GiB`, `10x409600`, `req-100x1MiB`: streams x bytes on each."""
+# --warm: the response to one request read before the measured requests are
+# opened (fc_matrix --warm-bytes), as the quinn harness's warm-KxSIZE rows.
+WARM_BYTES = 64 << 20
+
+
+def scenario_name(nbytes, streams, requests, warm_bytes=0):
+    """`1x1GiB`, `10x409600`, `req-100x1MiB`, `warm-4x8MiB`: streams x bytes
+    on each (warm-: requests opened after a warm-up's response was read)."""
     if nbytes % (1 << 30) == 0:
         size = f"{nbytes >> 30}GiB"
     elif nbytes % (1 << 20) == 0:
         size = f"{nbytes >> 20}MiB"
     else:
         size = str(nbytes)
-    return f"{'req-' if requests else ''}{streams}x{size}"
+    prefix = "warm-" if warm_bytes else "req-" if requests else ""
+    return f"{prefix}{streams}x{size}"
 
 
-def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
+def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False, warm=False):
     runs = []
     for path in paths:
         rate, ecns, queue = PATHS[path]
@@ -354,7 +361,8 @@ def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
                     runs.append({
                         "path": path, "variant": v, "rtt_ms": rtt, "ecn": ecn, "rate_bps": rate,
                         "queue_bytes": queue(rtt, ecn, rate // 8), "bytes": nbytes,
-                        "streams": streams, "requests": requests,
+                        "streams": streams, "requests": requests or warm,
+                        **({"warm_bytes": WARM_BYTES} if warm else {}),
                     })
     return runs
 
@@ -362,7 +370,7 @@ def plan(paths, variants, rtts, quick, nbytes, streams=1, requests=False):
 def qlog_run_dir(qlog_root, spec):
     """The run's own folder under --qlog: `mission-neqo-fc+pacing-50ms-10MiB`
     (path, `-ecn`, variant, RTT, then the bytes, or streams x bytes)."""
-    scenario = scenario_name(spec["bytes"], spec["streams"], spec["requests"])
+    scenario = scenario_name(spec["bytes"], spec["streams"], spec["requests"], spec.get("warm_bytes", 0))
     if spec["streams"] == 1 and not spec["requests"]:
         scenario = scenario.removeprefix("1x")
     return Path(qlog_root) / (f"{spec['path']}{'-ecn' if spec['ecn'] else ''}-{spec['variant']}"
@@ -400,6 +408,8 @@ def run_one(spec, exe, qlog_root=None):
         cmd.append("--ecn")
     if spec["requests"]:
         cmd.append("--requests")
+    if spec.get("warm_bytes"):
+        cmd += ["--warm-bytes", str(spec["warm_bytes"])]
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
@@ -414,6 +424,8 @@ def run_one(spec, exe, qlog_root=None):
 def run_seed(spec):
     """64 hex digits (test-fixture's `SIMULATION_SEED`) from what a run is."""
     what = f"{spec['path']}/{spec['ecn']}/{spec['rtt_ms']}/{spec['bytes']}/{spec['streams']}/{spec['requests']}"
+    if spec.get("warm_bytes"):
+        what += f"/warm{spec['warm_bytes']}"
     return hashlib.sha256(what.encode()).hexdigest()
 
 
@@ -441,6 +453,8 @@ def print_tables(runs, variants):
         k = rows[0].get("streams", 1)
         size += f" on each of {k} streams" if k > 1 else ""
         size += ", the client's requests" if rows[0].get("requests") else ""
+        if rows[0].get("warm_bytes"):
+            size += f", after a {rows[0]['warm_bytes'] >> 20} MiB response read first"
         rate = PATHS[path][0]
         rate = f"{rate // GBIT_BPS} Gbit/s" if rate % GBIT_BPS == 0 else f"{rate // 1_000_000} Mbit/s"
         print(f"\n{path}, ECN {'on' if ecn else 'off'} ({rate}, {q}, {size} per run)")
@@ -482,7 +496,8 @@ def record(out, spec):
     """One run's JSON record: the bench's fields we keep, named as before."""
     return {
         "engine": "neqo", "path": spec["path"], "variant": spec["variant"],
-        "scenario": scenario_name(out["bytes"], out.get("streams", 1), out.get("requests", False)),
+        "scenario": scenario_name(out["bytes"], out.get("streams", 1), out.get("requests", False),
+                                  out.get("warm_bytes", 0)),
         "rtt_s": out["rtt_s"], "queue_bytes": out["queue_bytes"], "ecn": out["ecn"],
         "bytes": out["bytes"], "streams": out.get("streams", 1),
         "requests": out.get("requests", False),
@@ -500,6 +515,8 @@ def record(out, spec):
             "max_stream_data_sent", "max_data_sent", "packets_sent",
             "congestion_events_loss", "congestion_events_ecn",
             "congestion_events_spurious", "wall_s") if k in out},
+        # The warm-up's response, where the run has one.
+        **({"warm_bytes": out["warm_bytes"]} if out.get("warm_bytes") else {}),
         # Another flow's standing queue, where the path has one.
         **({k: out[k] for k in ("standing_bytes", "standing_served_bytes")}
            if out.get("standing_bytes") else {}),
@@ -520,7 +537,7 @@ def run_all(specs, exes, jobs, qlog_root=None):
             s = specs[i]
             out, err, cmd, wall = fut.result()
             tag = (f"{s['path']}{'+ecn' if s['ecn'] else ''} "
-                   f"{scenario_name(s['bytes'], s['streams'], s['requests'])} {s['rtt_ms']} ms {s['variant']}")
+                   f"{scenario_name(s['bytes'], s['streams'], s['requests'], s.get('warm_bytes', 0))} {s['rtt_ms']} ms {s['variant']}")
             if err:
                 errors.append({"run": tag, "command": " ".join(cmd), "error": err})
                 print(f"  [{n}/{len(specs)}] {tag}: ERROR {err}", flush=True)
@@ -546,7 +563,7 @@ def matrix(a):
     runnable = [v for v in variants if exes.get(VARIANTS[v][0])]
     skipped = [v for v in variants if v not in runnable]
     rtts = [float(x) if "." in x else int(x) for x in a.rtts.split(",")] if a.rtts else None
-    specs = plan(paths, runnable, rtts, a.quick, a.bytes, a.streams, a.requests)
+    specs = plan(paths, runnable, rtts, a.quick, a.bytes, a.streams, a.requests, a.warm)
 
     print(f"matrix: {len(specs)} runs, {a.jobs} at a time"
           + (f"; skipped variants: {', '.join(skipped)}" if skipped else ""))
@@ -619,6 +636,8 @@ def main():
     p.add_argument("--bytes", type=int, default=1 << 30)
     p.add_argument("--streams", type=int, default=1)
     p.add_argument("--requests", action="store_true")
+    p.add_argument("--warm", action="store_true",
+                   help=f"requests, opened once a {WARM_BYTES >> 20} MiB response to one request was read")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default="")
