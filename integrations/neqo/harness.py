@@ -294,8 +294,9 @@ PATHS = {
     # making, and the rule must not grow into it (issue #42; the quinn
     # harness's path of the same name).
     "bufferbloat": (50_000_000, (False,), lambda rtt_ms, ecn, rate: int(rate * rtt_ms / 1000 * 50)),
-    # The mission path where, from 2 s on, another flow keeps 0.5 BDP waiting
-    # in the data direction's queue and takes only the capacity ours leaves
+    # The mission path where, from 2 s after the server's first datagram on,
+    # another flow keeps 0.5 BDP waiting in the data direction's queue and
+    # takes only the capacity ours leaves
     # (fc_matrix --standing-bytes): a standing queue that is not ours, which
     # raises the RTT but not its minimum (issue #42; the quinn harness's path
     # of the same name).
