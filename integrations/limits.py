@@ -40,6 +40,8 @@ No dependency outside Python's standard library.
 """
 
 import json
+import os
+import re
 import sys
 
 RS = "\x1e"
@@ -154,9 +156,8 @@ def analyse(path, rate_bps=None):
         raise SystemExit(f"{path}: no stream frame sent")
     first, last = sends[0], sends[-1]
     s = Sender()
-    kinds = KINDS
-    total = dict.fromkeys(kinds, 0.0)
-    in_loss = dict.fromkeys(kinds, 0.0)
+    total = dict.fromkeys(KINDS, 0.0)
+    in_loss = dict.fromkeys(KINDS, 0.0)
     starved = [0.0, 0.0]  # flow control with the pipe not full: all, in loss episodes
     prev_starved = False
     episodes = []  # merged [start, end) in ms
@@ -169,11 +170,12 @@ def analyse(path, rate_bps=None):
             # is the sender's; the tail of ACKs after it is not.
             lo, hi = max(prev_t, first), min(t, last)
             if hi > lo:
+                lost_part = overlap(episodes, lo, hi)
                 total[prev_state] += hi - lo
-                in_loss[prev_state] += overlap(episodes, lo, hi)
+                in_loss[prev_state] += lost_part
                 if prev_starved:
                     starved[0] += hi - lo
-                    starved[1] += overlap(episodes, lo, hi)
+                    starved[1] += lost_part
         s.apply(e)
         if e.get("name") == "recovery:packet_lost" and first <= t <= last:
             losses += 1
@@ -212,6 +214,10 @@ def is_stream_send(e):
     if e.get("name") != "transport:packet_sent":
         return False
     return any(f.get("frame_type") == "stream" for f in (e.get("data") or {}).get("frames") or [])
+
+
+def packet_number(e):
+    return ((e.get("data") or {}).get("header") or {}).get("packet_number")
 
 
 def overlap(episodes, a, b):
@@ -280,28 +286,13 @@ def cut(t0, t1, src, dst):
     kept = [e for e in evs if t0 <= e["time"] < t1 and not e.get("name", "").endswith("parameters_set")]
     # A loss of a packet sent before T0 names a packet the cut trace lacks
     # (qvis logs an error for each): left out, and the description says how many.
-    sent_pns = {
-        (e["data"].get("header") or {}).get("packet_number") for e in kept if e.get("name") == "transport:packet_sent"
-    }
-    dropped = sum(
-        1
-        for e in kept
-        if e.get("name") == "recovery:packet_lost"
-        and (e["data"].get("header") or {}).get("packet_number") not in sent_pns
-    )
-    kept = [
-        e
-        for e in kept
-        if e.get("name") != "recovery:packet_lost"
-        or (e["data"].get("header") or {}).get("packet_number") in sent_pns
-    ]
+    sent_pns = {packet_number(e) for e in kept if e.get("name") == "transport:packet_sent"}
+    before = len(kept)
+    kept = [e for e in kept if e.get("name") != "recovery:packet_lost" or packet_number(e) in sent_pns]
+    dropped = before - len(kept)
     # ACKs of packets before T0 (ours in received ACKs, the peer's in ours)
     # name packets the cut trace lacks too: their ranges are clipped.
-    received_pns = {
-        (e["data"].get("header") or {}).get("packet_number")
-        for e in kept
-        if e.get("name") == "transport:packet_received"
-    } - {None}
+    received_pns = {packet_number(e) for e in kept if e.get("name") == "transport:packet_received"} - {None}
     first_sent = min(sent_pns - {None}, default=0)
     first_received = min(received_pns, default=0)
     kept = [clip_acks(e, first_sent, first_received) for e in kept]
@@ -361,9 +352,6 @@ def varint_len(x):
 
 def run_name(path):
     """(path, variant, rtt ms) from a trace's name, as run.sh --qlog names them."""
-    import os
-    import re
-
     name = os.path.basename(path)
     if name.startswith(("server-", "client-")):
         name = os.path.basename(os.path.dirname(path))
@@ -390,27 +378,32 @@ def table(results):
             if not runs:
                 cells.append("")
                 continue
-            n = len(runs)
-
-            def mean(key, kind, runs=runs, n=n):
-                return sum(r[key][kind] for _, r in runs) / n
-
-            loss = [r for _, r in runs if r["loss_seconds"] > 0]
-            in_loss = "–"
-            if loss:
-                in_loss = f"{sum(r['loss_share']['flow control'] for r in loss) / len(loss):.0%}"
-                if all(r.get("loss_starved_share") is not None for r in loss):
-                    in_loss += f" ({sum(r['loss_starved_share'] for r in loss) / len(loss):.0%})"
-            fc = f"{mean('share', 'flow control'):.0%}"
-            if all(r.get("starved_share") is not None for _, r in runs):
-                fc += f" ({sum(r['starved_share'] for _, r in runs) / n:.0%})"
-            buffer = f"{mean('share', 'send buffer'):.0%}"
-            if not all(r.get("send_buffer_traced") for _, r in runs):
+            rs = [r for _, r in runs]
+            loss = [r for r in rs if r["loss_seconds"] > 0]
+            in_loss = fc_cell(loss, "loss_share", "loss_starved_share") if loss else "–"
+            buffer = f"{mean(r['share']['send buffer'] for r in rs):.0%}"
+            if not all(r.get("send_buffer_traced") for r in rs):
                 buffer = "–"
-            cells.append(f"{fc} / {mean('share', 'cwnd'):.0%} / {buffer} · {in_loss}")
+            cells.append(
+                f"{fc_cell(rs, 'share', 'starved_share')} / {mean(r['share']['cwnd'] for r in rs):.0%} / "
+                f"{buffer} · {in_loss}"
+            )
         rtts = sorted({rtt for g in groups[path].values() for rtt, _ in g})
         lines.append(f"| {path} ({', '.join(f'{x:g}' for x in rtts)} ms) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def mean(values):
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def fc_cell(rs, share, starved):
+    """The flow-control share, with the starved share in brackets when known."""
+    cell = f"{mean(r[share]['flow control'] for r in rs):.0%}"
+    if all(r.get(starved) is not None for r in rs):
+        cell += f" ({mean(r[starved] for r in rs):.0%})"
+    return cell
 
 
 def shares(d):
@@ -470,4 +463,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        # A file that is missing or not a qlog trace: one line, not a traceback.
+        print(f"limits.py: {e.__class__.__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
