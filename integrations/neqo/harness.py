@@ -326,6 +326,9 @@ VARIANTS = {
     "upstream-4": ("upstream-4", "default", ()),
     "upstream-4-nopacing": ("upstream-nopacing-4", "default", ()),
     "upstream-4-firefox": ("upstream-4", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
+    "upstream-5": ("upstream-5", "default", ()),
+    "upstream-5-nopacing": ("upstream-nopacing-5", "default", ()),
+    "upstream-5-firefox": ("upstream-5", "default", ("--stream-window", str(FIREFOX_STREAM_WINDOW))),
     "neqo-fc": ("fc", "default", ()),
     "neqo-fc+pacing": ("fc-pacing", "default", ()),
 }

@@ -28,8 +28,8 @@ usage: integrations/neqo/run.sh [options]
                    binaries of the last build (fails if the patches changed since)
   --variants LIST  comma-separated, default neqo-main,unlimited,neqo-fc,neqo-main+pacing,neqo-fc+pacing
                    (only the trees these need are built); also neqo-firefox,
-                   upstream-1 ... upstream-4, upstream-4-nopacing, upstream-4-firefox
-                   (and upstream-3-nopacing, upstream-3-firefox: the series before 0004)
+                   upstream-1 ... upstream-5, upstream-5-nopacing, upstream-5-firefox
+                   (and the -nopacing, -firefox twins of upstream-3 and upstream-4)
   --paths LIST     comma-separated, default mission,bench (also: cable, 200 Mbit/s;
                    jitter10, jitter30: mission with up to 10 / 30 ms more one way;
                    h3bench: neqo-http3's streams-flow-controlled link, 800 Mbit/s, 2 MB queue;
@@ -129,25 +129,28 @@ shopt -u nullglob
 # this order; `folder:A-B` takes the folder's patches A to B (1-based, in
 # name order). `main` is neqo as it is; `pacing` fixes neqo's pacer
 # (upstream/0001: ACK-only packets spend no pacing credit); `upstream-N` is
-# the upstream series up to patch N (`upstream-3` and `upstream-4` also with
+# the upstream series up to patch N (from `upstream-3` on also with
 # `check/`, a test that its auto-tuning is neqo-fc's ExcessTuner, test code
-# only), `upstream-nopacing` patches 2-3 and `upstream-nopacing-4` patches 2-4
-# without the pacer fix; `fc` swaps neqo's receive flow control for
+# only), `upstream-nopacing` patches 2-3 and `upstream-nopacing-N` patches
+# 2-N without the pacer fix; `fc` swaps neqo's receive flow control for
 # neqo-fc's (the full integration), `fc-pacing` with the pacer fix.
-TREE_NAMES=(main pacing upstream-2 upstream-3 upstream-4 upstream-nopacing upstream-nopacing-4 fc fc-pacing)
+TREE_NAMES=(main pacing upstream-2 upstream-3 upstream-4 upstream-5 upstream-nopacing upstream-nopacing-4 upstream-nopacing-5 fc fc-pacing)
 declare -A TREE_FOLDERS=([main]="" [pacing]="upstream:1-1" [upstream-2]="upstream:1-2"
   [upstream-3]="upstream:1-3 check" [upstream-4]="upstream:1-4 check"
-  [upstream-nopacing]="upstream:2-3" [upstream-nopacing-4]="upstream:2-4"
+  [upstream-5]="upstream:1-5 check"
+  [upstream-nopacing]="upstream:2-3" [upstream-nopacing-4]="upstream:2-4" [upstream-nopacing-5]="upstream:2-5"
   [fc]="neqo-fc" [fc-pacing]="upstream:1-1 neqo-fc")
 # Each tree but main builds its neqo crates with its own codegen-units (the
 # same code) so that the shared target directory keeps them apart.
 declare -A TREE_CGU=([main]=0 [fc]=16 [pacing]=15 [fc-pacing]=14 [upstream-2]=13
-  [upstream-3]=12 [upstream-4]=11 [upstream-nopacing]=10 [upstream-nopacing-4]=9)
+  [upstream-3]=12 [upstream-4]=11 [upstream-nopacing]=10 [upstream-nopacing-4]=9
+  [upstream-5]=8 [upstream-nopacing-5]=7)
 # The tree each variant runs on (harness.py VARIANTS says the same).
 declare -A VARIANT_TREE=([neqo-main]=main [unlimited]=main [neqo-firefox]=main
   [neqo-main+pacing]=pacing [upstream-1]=pacing [upstream-2]=upstream-2
   [upstream-3]=upstream-3 [upstream-3-nopacing]=upstream-nopacing [upstream-3-firefox]=upstream-3
   [upstream-4]=upstream-4 [upstream-4-nopacing]=upstream-nopacing-4 [upstream-4-firefox]=upstream-4
+  [upstream-5]=upstream-5 [upstream-5-nopacing]=upstream-nopacing-5 [upstream-5-firefox]=upstream-5
   [neqo-fc]=fc [neqo-fc+pacing]=fc-pacing)
 declare -A WANTED=([main]=1) # main: the reference for neqo's tests
 for v in ${VARIANTS//,/ }; do
