@@ -21,7 +21,7 @@ usage: integrations/neqo/run.sh [options]
   --scoreboard     the scoreboard instead of the matrix: every row (bulk, short,
                    many streams, cable) at 21 RTTs, every variant, 21-RTT means;
                    with --quick: 3 RTTs and the variants neqo-main, neqo-main+pacing,
-                   neqo-firefox, upstream-4, neqo-fc+pacing, unlimited
+                   neqo-firefox, upstream-5, neqo-fc+pacing, unlimited
   --json FILE      write the results (tests and every run) as JSON
   --skip-tests     do not run neqo's test suite
   --only-matrix    no preparing, building or testing: run the matrix with the
@@ -92,9 +92,9 @@ if [[ $SCOREBOARD -eq 1 ]]; then
 fi
 if [[ -z $VARIANTS && $SCOREBOARD -eq 1 ]]; then
   if [[ $QUICK -eq 1 ]]; then
-    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-4,neqo-fc+pacing,unlimited
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-5,neqo-fc+pacing,unlimited
   else
-    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-1,upstream-2,upstream-3,upstream-4,upstream-4-nopacing,upstream-4-firefox,neqo-fc+pacing,unlimited
+    VARIANTS=neqo-main,neqo-main+pacing,neqo-firefox,upstream-1,upstream-2,upstream-3,upstream-4,upstream-5,upstream-5-nopacing,upstream-5-firefox,neqo-fc+pacing,unlimited
   fi
 elif [[ -z $VARIANTS ]]; then
   if [[ $QUICK -eq 1 ]]; then
@@ -449,7 +449,7 @@ exe_for() { # exe_for TREE -> path of the tree's fc_matrix binary, checked fresh
 # The series we judge is the last tree built (fc-pacing when all patches are
 # there); `main` tells which failures are not ours. --quick tests only those
 # two; the quick scoreboard tests every tree but those whose patches another
-# tested tree also has (pacing's 0001 is in upstream-4: CI's time); a full
+# tested tree also has (pacing's 0001 is in upstream-5: CI's time); a full
 # run tests every tree.
 TESTS_JSON=""
 TREE_TESTS=()

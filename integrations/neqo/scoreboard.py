@@ -56,7 +56,7 @@ ROWS = [
 ]
 
 # The variants the targets are checked for, and what they are held against.
-JUDGED = ("upstream-4", "neqo-fc+pacing")
+JUDGED = ("upstream-5", "neqo-fc+pacing")
 GOODPUT_SHARE = 0.99
 MAX_BULK_WINDOW_BDP = 1.6
 # Issue #42, rows where delay varies: goodput against unlimited windows.

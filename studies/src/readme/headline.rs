@@ -223,10 +223,11 @@ fn real_stacks() -> Result<Vec<Stack>, LabError> {
                 },
                 Row {
                     label: "+ the [upstream series](integrations/neqo/README.md#the-upstream-series): \
-                            the pacing fix, a tuning fix, a 16 MiB window limit and windows sized for \
-                            delay that varies but not for a steady queue, 4 patches",
+                            the pacing fix, a tuning fix, a 16 MiB window limit, windows sized for \
+                            delay that varies but not for a steady queue, and new streams started at \
+                            the tuned window, 5 patches",
                     short: "+ upstream series",
-                    points: neqo("upstream-4")?,
+                    points: neqo("upstream-5")?,
                 },
                 Row {
                     label: "with neqo-fc as its flow control, + the pacing fix",

@@ -42,8 +42,9 @@ const NEQO: Board = Board {
         ("upstream-2", "upstream-2"),
         ("upstream-3", "upstream-3"),
         ("upstream-4", "upstream-4"),
-        ("upstream-4-nopacing", "upstream 2–4, no pacing"),
-        ("upstream-4-firefox", "upstream-4, Firefox's window"),
+        ("upstream-5", "upstream-5"),
+        ("upstream-5-nopacing", "upstream 2–5, no pacing"),
+        ("upstream-5-firefox", "upstream-5, Firefox's window"),
         ("neqo-fc+pacing", "full neqo-fc + pacing"),
         ("unlimited", "unlimited"),
         // neqo main + pacing under another name, shown once.
@@ -335,10 +336,10 @@ mod tests {
         let doc = NEQO.parse().unwrap();
         let text = real_neqo_scoreboard().unwrap();
         assert_every_row_has_its_means(&doc, &text);
-        assert!(text.contains("Targets, `upstream-4`"), "{text}");
+        assert!(text.contains("Targets, `upstream-5`"), "{text}");
         assert!(text.contains("Recommended: `"), "{text}");
         // The points the headline reads are the runs behind these means.
-        for variant in ["neqo-main", "upstream-4", "unlimited"] {
+        for variant in ["neqo-main", "upstream-5", "unlimited"] {
             let p = points("mission", "1x1GiB", variant).unwrap();
             let m = mean(&doc, "mission 1x1GiB", variant).unwrap();
             assert_eq!(p.len() as f64, num(m, "rtts").unwrap(), "{variant}");
