@@ -20,8 +20,9 @@ usage: integrations/neqo/run.sh [options]
                    trees to build); mission path at 20, 50, 80 ms; bench path at 40 ms
   --scoreboard     the scoreboard instead of the matrix: every row (bulk, short,
                    many streams, cable) at 21 RTTs, every variant, 21-RTT means;
-                   with --quick: 3 RTTs and the variants neqo-main, neqo-main+pacing,
-                   neqo-firefox, upstream-5, neqo-fc+pacing, unlimited
+                   with --quick: 3 RTTs (the 1 GiB rows at 60 ms alone) and the variants
+                   neqo-main, neqo-main+pacing, neqo-firefox, upstream-5, neqo-fc+pacing,
+                   unlimited
   --json FILE      write the results (tests and every run) as JSON
   --skip-tests     do not run neqo's test suite
   --only-matrix    no preparing, building or testing: run the matrix with the

@@ -25,7 +25,7 @@ usage: integrations/quinn/run.sh [options]
                     bulk transfers of 256 MiB on the mission path at 20 and 50 ms,
                     and one 4,096,000-byte transfer at 50 ms. Scoreboard: variants
                     quinn-default, unlimited, upstream-6; every row at 3 RTTs (the
-                    rows where delay varies, and bufferbloat, at one)
+                    1 GiB rows at 60 ms alone)
   --json FILE       write the results (tests and every run) as JSON
   --skip-tests      do not run quinn-proto's test suite
   --variants LIST   comma-separated, default quinn-default,quinn-8MiB,unlimited,neqo-fc

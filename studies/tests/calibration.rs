@@ -5,7 +5,8 @@
 //! transport model (neqo as traced, `calibrate`'s default), the bench path
 //! with ECN, and both paths over a denser RTT sweep
 //! (`results/bench-dense.json`, `results/mission-dense.json`), with the
-//! first, fitted model (`neqo-fitted`) too. The asserted bands are
+//! first, fitted model (`neqo-fitted`) too (its dense sweep is ignored:
+//! CI's time). The asserted bands are
 //! the agreement the model reaches there; the full targets (every
 //! cell of every path) are in the ignored test, which prints every cell.
 
@@ -290,8 +291,12 @@ fn mission_calibration(variants: &[&str], transport: Preset) -> Calibration {
 /// Over the mission path's 21 RTTs the fitted `neqo` model has every mean
 /// within target: `unlimited` and `neqo` (against neqo main, with and
 /// without the pacing fix) within ±5 %, `default` (against neqo-fc, with
-/// and without it) within ±10 %.
+/// and without it) within ±10 %. Ignored: the fitted model is the
+/// superseded one (the traced model is `calibrate`'s default and has the
+/// same sweep below), and its 105 runs of 1 GiB were a fifth of CI's
+/// calibration time; `-- --ignored fitted_model_agrees` runs it.
 #[test]
+#[ignore = "the superseded fitted model over 105 runs (CI time); run with --ignored fitted_model_agrees"]
 fn mission_over_21_rtts_the_fitted_model_agrees_on_every_mean() {
     let variants = [
         "unlimited",
