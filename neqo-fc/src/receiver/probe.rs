@@ -42,11 +42,9 @@
 //! window without delivering more.
 //!
 //! Why a sixteenth: under jitter the read rate answers a window's rise
-//! weakly at first (30 ms of jitter, 72 ms RTT, in the lab: 0.54 % for a
-//! 6.25 % rise over the two judging loops), and a verdict that holds is
-//! not revisited; an eighth (0.78 % there) held such flows at 0.87 × what
-//! unlimited windows read. On a full link the rate does not rise at all,
-//! so the smaller share costs no window there.
+//! only weakly in the two loops that judge it, and a verdict that holds is
+//! not revisited; a full link's rate does not rise at all, so the smaller
+//! share costs no window there (measured in `docs/tuner.md`).
 //!
 //! A wrong verdict is not undone: heavy jitter can make a loop read slower
 //! after a probe that helped, and probing then holds until the rate rises.
