@@ -29,17 +29,24 @@
 //! another may follow. If not, the growth stays (a window only shrinks by a
 //! budget) and probing holds until two loops read an eighth faster than the
 //! better of the rates before and after (a congestion window or the excess
-//! rule made room).
+//! rule made room), or until, with credit holding the peer back in both and
+//! the window unchanged, two loops after the verdict read an eighth slower:
+//! the same credit now takes longer to come back, so the path's delay grew
+//! (a queue someone else holds, more jitter) and more window may pay again.
 //!
 //! Bound. A probe starts only while `delivered / loops > effective(window)
 //! / smoothed_rtt`, so it leaves the window below `(1 + step) × rate ×
 //! smoothed_rtt / ((1 − f) × (1 − headroom))`. Where our own queue makes the
 //! smoothed RTT, that bound moves with the window and the rate bounds it
 //! instead: the link is full, the probe does not pay, and none follows until
-//! the rate rises by an eighth, which a full link does not. A full link thus
-//! costs one step beyond the excess rule's fixed point; each probe that paid
-//! raised the rate by at least a sixteenth of its step, so a peer cannot buy
-//! window without delivering more.
+//! the rate rises by an eighth, which a full link does not, or falls by an
+//! eighth under the same binding window, which our own queue does not cause
+//! (a fixed window that binds holds a fixed queue on a full link). A full
+//! link thus costs one step beyond the excess rule's fixed point; each probe
+//! that paid raised the rate by at least a sixteenth of its step, so a peer
+//! cannot buy window without delivering more, and one that slows down to
+//! start a probe again gets one step for each eighth of its rate it gives
+//! up, within the bound above.
 //!
 //! Why a sixteenth: under jitter the read rate answers a window's rise
 //! only weakly in the two loops that judge it, and a verdict that holds is
@@ -47,7 +54,8 @@
 //! share costs no window there (measured in `docs/tuner.md`).
 //!
 //! A wrong verdict is not undone: heavy jitter can make a loop read slower
-//! after a probe that helped, and probing then holds until the rate rises.
+//! after a probe that helped, and probing then holds until the rate rises
+//! or falls by an eighth.
 
 use std::time::{Duration, Instant};
 
@@ -60,6 +68,10 @@ const PAY_DIVISOR: u64 = 16;
 /// A held probe may start again once a loop reads this much faster than the
 /// held rate (as `num / den` above it).
 const UNHOLD: (u64, u64) = (1, 8);
+
+/// ... or, with credit still holding the peer back, this much slower (as
+/// `num / den` below it): the path's delay grew.
+const FALL: (u64, u64) = (1, 8);
 
 /// Bytes read over a span of time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +89,11 @@ impl Rate {
     /// Whether `self ≥ other × (1 + num / den)`.
     fn at_least(self, other: Self, num: u64, den: u64) -> bool {
         self.per_second() >= math::mul_div(other.per_second(), den.saturating_add(num), den)
+    }
+
+    /// Whether `self < other × (1 − num / den)`, `num ≤ den`.
+    fn below(self, other: Self, num: u64, den: u64) -> bool {
+        self.per_second() < math::mul_div(other.per_second(), den - num.min(den), den)
     }
 }
 
@@ -132,8 +149,9 @@ enum State {
         judged: u8,
     },
     /// The last probe did not pay: no other until the loops read an eighth
-    /// faster than `rate`.
-    Held { rate: Rate },
+    /// faster than `rate`, or, held by credit, an eighth slower; `loops`
+    /// have closed since (counted up to [`LOOPS`]).
+    Held { rate: Rate, loops: u8 },
 }
 
 /// Loops a rate is measured over: one alone swings by a twentieth as steps
@@ -240,11 +258,22 @@ impl DelayProbe {
                         } else {
                             rate_before
                         },
+                        loops: 0,
                     }
                 };
             }
-            State::Held { rate: held } if rate.at_least(held, UNHOLD.0, UNHOLD.1) => {
-                self.state = State::Idle;
+            State::Held { rate: held, loops } => {
+                let loops = loops.saturating_add(1).min(LOOPS);
+                // A fall counts over loops that all closed after the verdict
+                // (a dip while judged is not the path's delay), in each of
+                // which credit held the peer back under the same window.
+                let fell =
+                    loops >= LOOPS && self.steady >= LOOPS && rate.below(held, FALL.0, FALL.1);
+                self.state = if fell || rate.at_least(held, UNHOLD.0, UNHOLD.1) {
+                    State::Idle
+                } else {
+                    State::Held { rate: held, loops }
+                };
             }
             _ => {}
         }
@@ -379,6 +408,37 @@ mod tests {
         // Two loops an eighth faster (someone made room): free again.
         assert_eq!(d.read_loop(900_000, true), None);
         assert_eq!(d.read_loop(900_000, true), Some((1_800_000, 2 * LOOP)));
+    }
+
+    #[test]
+    fn a_held_probe_starts_again_when_credit_holds_a_rate_an_eighth_lower() {
+        // The path's delay grew under an unchanged window (someone else's
+        // queue): the same credit now reads an eighth slower.
+        for (per_loop, again) in [(699_999, true), (700_000, false)] {
+            let mut d = Driver::probed();
+            for _ in 0..3 {
+                d.read_loop(800_000, true);
+            }
+            assert_eq!(d.read_loop(per_loop, true), None);
+            let after = d.read_loop(per_loop, true);
+            assert_eq!(after, again.then_some((2 * per_loop, 2 * LOOP)));
+        }
+    }
+
+    #[test]
+    fn a_slower_rate_the_peer_chose_does_not_start_a_held_probe() {
+        // The peer left credit unused (a congestion window after a loss).
+        let mut d = Driver::probed();
+        for _ in 0..3 {
+            d.read_loop(800_000, true);
+        }
+        for _ in 0..5 {
+            assert_eq!(d.read_loop(500_000, false), None);
+        }
+        // Back to the held rate: still held.
+        for _ in 0..5 {
+            assert_eq!(d.read_loop(800_000, true), None);
+        }
     }
 
     #[test]
