@@ -67,7 +67,10 @@ fn a_healthy_path_validates_ecn() {
 /// ACK: the sender stops marking, CoDel drops instead of marking, and the
 /// run is the run without ECN — the same drops and losses, and the same
 /// time but for the few bytes of ECN counts in the ACKs the client's
-/// packets (on an unmangled reverse path) still earn.
+/// packets (on an unmangled reverse path) still earn: they move the window
+/// updates' timing, which the tuner reads (0.089 % longer with the delay
+/// probe held until the rate rises, 0.100 % since it also starts again on
+/// a falling rate; the bound is twice the first).
 #[test]
 fn a_path_that_mangles_ecn_fails_validation_and_falls_back_to_loss() {
     let without = metrics(&scenario(true, false));
@@ -87,7 +90,7 @@ fn a_path_that_mangles_ecn_fails_validation_and_falls_back_to_loss() {
             "{rewrite:?}"
         );
         let ratio = m.duration.as_secs_f64() / without.duration.as_secs_f64();
-        assert!((ratio - 1.0).abs() < 0.001, "{rewrite:?}: {ratio}");
+        assert!((ratio - 1.0).abs() < 0.002, "{rewrite:?}: {ratio}");
     }
 }
 
